@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { SqlPool } from '../database/sql-pool';
+import { ApiKey } from './api-key.entity';
+import { generateKey, hashKey } from './key-hashing';
+import { Partner } from './partner.entity';
+
+/** The partner behind a valid `x-api-key`. */
+export interface AuthenticatedPartner {
+  partnerId: string;
+  source: string;
+  keyId: string;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  apiKey: string;
+}
+
+const FIND_BY_KEY_SQL = `
+  SELECT k.id AS key_id, p.id AS partner_id, p.source
+  FROM api_keys k JOIN partners p ON p.id = k.partner_id
+  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Partners and their API keys: creation, lookup by key, revocation. */
+@Injectable()
+export class PartnerKeysService {
+  // When this process last wrote each key's last_used_at: the column is advisory, so it is
+  // refreshed at most once a minute per key instead of on every request.
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly sql: SqlPool,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async authenticate(apiKey: string): Promise<AuthenticatedPartner | null> {
+    const rows = await this.sql.prepared<{ key_id: string; partner_id: string; source: string }>(
+      'partner_by_key_v1',
+      FIND_BY_KEY_SQL,
+      [hashKey(apiKey)],
+    );
+    if (rows.length === 0) return null;
+    const { key_id: keyId, partner_id: partnerId, source } = rows[0];
+    this.touch(keyId);
+    return { keyId, partnerId, source };
+  }
+
+  async findPartner(manager: EntityManager, source: string): Promise<Partner | null> {
+    return manager.findOne(Partner, { where: { source } });
+  }
+
+  async createPartner(manager: EntityManager, source: string, name: string): Promise<{ partner: Partner } & IssuedKey> {
+    const partner = await manager.save(manager.create(Partner, { source, name }));
+    const issued = await this.issueKey(manager, partner.id);
+    return { partner, ...issued };
+  }
+
+  async issueKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {
+    const generated = generateKey('partner');
+    const key = await manager.save(
+      manager.create(ApiKey, { partnerId, keyHash: generated.hash, prefix: generated.prefix }),
+    );
+    return { keyId: key.id, apiKey: generated.key };
+  }
+
+  private touch(keyId: string): void {
+    const now = Date.now();
+    if (now - (this.lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(keyId, now);
+    this.dataSource
+      .query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId])
+      .catch(() => this.lastTouched.delete(keyId));
+  }
+}

@@ -1,0 +1,31 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { errorEnvelope } from './error-catalogue';
+import { toApiError } from './error-mapping';
+import type { ServiceRequest } from './request-context';
+
+/**
+ * Turns every failure into the error envelope, always with HTTP 200 (contract §1).
+ * Unexpected failures are logged with the request id; their details never reach the body.
+ */
+@Catch()
+export class EnvelopeExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<ServiceRequest>();
+    const response = http.getResponse<Response>();
+    const { apiError, unexpected } = toApiError(exception);
+
+    if (unexpected) {
+      this.logger.error(
+        { requestId: request.context?.requestId, route: request.originalUrl, err: exception },
+        exception instanceof Error ? exception.stack : String(exception),
+      );
+    }
+    if (response.headersSent) return;
+    response.locals.envelopeCode = apiError.code;
+    response.status(200).json(errorEnvelope(apiError));
+  }
+}

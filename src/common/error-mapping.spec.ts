@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { toApiError } from './error-mapping';
+
+function codeOf(error: unknown): number {
+  return toApiError(error).apiError.code;
+}
+
+describe('toApiError', () => {
+  it('passes catalogued errors through with their detail', () => {
+    const original = new ApiError(ErrorCatalogue.INVALID_REQUEST, 'market_id must be a positive integer');
+    const { apiError, unexpected } = toApiError(original);
+    expect(apiError).toBe(original);
+    expect(unexpected).toBe(false);
+  });
+
+  it('maps body-parser failures', () => {
+    expect(codeOf({ type: 'entity.parse.failed', status: 400 })).toBe(4001);
+    expect(codeOf({ type: 'entity.too.large', status: 413 })).toBe(4130);
+    expect(codeOf({ type: 'encoding.unsupported', status: 415 })).toBe(4000);
+  });
+
+  it('maps framework HTTP exceptions', () => {
+    expect(codeOf(new NotFoundException('Cannot GET /nope'))).toBe(4044);
+    expect(codeOf(new PayloadTooLargeException())).toBe(4130);
+  });
+
+  it('maps an unreachable database to 5030', () => {
+    expect(codeOf({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })).toBe(5030);
+  });
+
+  it('maps anything else to 5000 and flags it as unexpected', () => {
+    const { apiError, unexpected } = toApiError(new TypeError('secret internal detail'));
+    expect(apiError.code).toBe(5000);
+    expect(apiError.detail).toBe('internal error');
+    expect(unexpected).toBe(true);
+  });
+});

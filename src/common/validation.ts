@@ -1,0 +1,70 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { ValidateBy, ValidationOptions } from 'class-validator';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
+
+/** Trims string input; leaves other types for the validators to reject. */
+export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+
+/**
+ * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
+ * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
+ */
+export const ToSafeId = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,20}$/.test(value) ? Number(value) : value));
+
+export function IsSafeId(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isSafeId',
+      validator: {
+        validate: (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+        defaultMessage: (args) => `${args?.property} must be a positive integer no greater than 9007199254740991`,
+      },
+    },
+    options,
+  );
+}
+
+function describeErrors(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    // One message per field, the most telling: a missing field is only "required".
+    const own = constraints.isDefined
+      ? [`${path} is required`]
+      : constraints.whitelistValidation
+        ? [`${path} is not a known field`]
+        : Object.values(constraints).slice(0, 1).map((message) => message.replace(error.property, path));
+    return [...own, ...describeErrors(error.children ?? [], path)];
+  });
+}
+
+/**
+ * The global ValidationPipe: DTO bodies must be JSON objects (else 4001); every offending
+ * field is named in one 4000; unknown fields are rejected.
+ */
+@Injectable()
+export class EnvelopeValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: false,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ApiError(ErrorCatalogue.INVALID_REQUEST, describeErrors(errors).join('; ')),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      if (value === undefined) value = {};
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body must be a JSON object');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}

@@ -1,0 +1,71 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+const emptyToUndefined = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/**
+ * Every environment variable the service reads, validated once at start.
+ * Defaults live here and in the README's configuration table.
+ */
+export class Environment {
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT = 3000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString()
+  @MinLength(1)
+  EMBEDDED_DATA_DIR = './data';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  DB_CONNECT_TIMEOUT_MS = 1500;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DB_STATEMENT_TIMEOUT_MS = 2000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(24, { message: 'must be at least 24 characters' })
+  ADMIN_MASTER_KEY?: string;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+}
+
+/** Validates `process.env`; throws one message naming every bad variable. */
+export function validateEnvironment(raw: Record<string, unknown>): Environment {
+  const environment = plainToInstance(Environment, raw, { exposeDefaultValues: true });
+  const errors = validateSync(environment, { whitelist: false });
+  if (errors.length > 0) {
+    const lines = errors.map((error) => {
+      const shown = (error.property === 'DATABASE_URL' || error.property === 'ADMIN_MASTER_KEY')
+        ? '(hidden)'
+        : JSON.stringify(error.value);
+      return `${error.property}=${shown}: ${Object.values(error.constraints ?? {}).join(', ')}`;
+    });
+    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return environment;
+}

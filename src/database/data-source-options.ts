@@ -1,0 +1,46 @@
+import type { DataSourceOptions } from 'typeorm';
+import { ApiKey } from '../auth/api-key.entity';
+import { Partner } from '../auth/partner.entity';
+import { Dispute } from '../disputes/dispute.entity';
+import { Market } from '../markets/market.entity';
+import { Proof } from '../markets/proof.entity';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
+
+// Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
+// and Jest's ESM mode (where __dirname does not exist).
+export const ENTITIES = [Partner, ApiKey, Market, Proof, Dispute];
+export const MIGRATIONS = [InitialSchema1763700000000];
+
+export interface DatabaseSettings {
+  url: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+/** The one definition of how the service talks to PostgreSQL, shared with ormconfig.ts. */
+export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: settings.url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    applicationName: 'settlement-oracle',
+    connectTimeoutMS: settings.connectTimeoutMs,
+    poolSize: settings.poolSize,
+    extra: {
+      // Fail fast instead of hanging when the database is gone (→ 5030).
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      query_timeout: settings.statementTimeoutMs + 500,
+      statement_timeout: settings.statementTimeoutMs,
+      lock_timeout: settings.statementTimeoutMs,
+      idle_in_transaction_session_timeout: 30_000,
+      keepAlive: true,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** Classifies errors thrown by the pg driver (directly or wrapped by TypeORM). */
+
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+// SQLSTATEs that mean "the database cannot serve us right now", not "the query is wrong".
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57014', // query_canceled (statement_timeout)
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '55P03', // lock_not_available (lock_timeout)
+]);
+
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'Client has encountered a connection error',
+  'Connection is not established',
+  'the database system is',
+];
+
+interface DriverErrorLike {
+  code?: unknown;
+  message?: unknown;
+  constraint?: unknown;
+  driverError?: unknown;
+}
+
+function driverErrorOf(error: unknown): DriverErrorLike | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const wrapped = (error as DriverErrorLike).driverError;
+  return (typeof wrapped === 'object' && wrapped !== null ? wrapped : error) as DriverErrorLike;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const driverError = driverErrorOf(error);
+  if (!driverError) return false;
+  const code = typeof driverError.code === 'string' ? driverError.code : '';
+  if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) {
+    return true;
+  }
+  const message = typeof driverError.message === 'string' ? driverError.message : '';
+  return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
+}
+
+/** True when the error is a unique violation of the named constraint. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError = driverErrorOf(error);
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}

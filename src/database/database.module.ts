@@ -1,0 +1,80 @@
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Environment } from '../config/environment';
+import { dataSourceOptions } from './data-source-options';
+import { EmbeddedDatabase } from './embedded-database';
+import { runMigrationsExclusively } from './run-migrations';
+import { SqlPool } from './sql-pool';
+
+export const DATABASE_LOCATION = Symbol('DATABASE_LOCATION');
+
+/** Where the database is: the configured DATABASE_URL, or the embedded server we started. */
+export interface DatabaseLocation {
+  url: string;
+  embedded: EmbeddedDatabase | null;
+}
+
+const logger = new Logger('Database');
+
+@Module({
+  providers: [
+    {
+      provide: DATABASE_LOCATION,
+      inject: [ConfigService],
+      useFactory: async (config: ConfigService<Environment, true>): Promise<DatabaseLocation> => {
+        const url = config.get('DATABASE_URL', { infer: true });
+        if (url) return { url, embedded: null };
+        const dataDir = config.get('EMBEDDED_DATA_DIR', { infer: true });
+        const embedded = await EmbeddedDatabase.start({ dataDir, onLog: (line) => logger.debug(line.trim()) });
+        logger.log(`embedded PostgreSQL started with its data in ${embedded.clusterDir}`);
+        return { url: embedded.url, embedded };
+      },
+    },
+  ],
+  exports: [DATABASE_LOCATION],
+})
+class DatabaseLocationModule {}
+
+@Global()
+@Module({
+  imports: [
+    DatabaseLocationModule,
+    TypeOrmModule.forRootAsync({
+      imports: [DatabaseLocationModule],
+      inject: [ConfigService, DATABASE_LOCATION],
+      useFactory: (config: ConfigService<Environment, true>, location: DatabaseLocation) => ({
+        ...dataSourceOptions({
+          url: location.url,
+          poolSize: config.get('DB_POOL_SIZE', { infer: true }),
+          connectTimeoutMs: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
+          statementTimeoutMs: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
+        }),
+        retryAttempts: 5,
+        retryDelay: 2000,
+      }),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        const applied = await runMigrationsExclusively(dataSource);
+        if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+        return dataSource;
+      },
+    }),
+  ],
+  providers: [SqlPool],
+  exports: [SqlPool, DatabaseLocationModule],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.location.embedded) return;
+    // Close our pool before the server it points at goes away.
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.location.embedded.stop();
+  }
+}

@@ -1,0 +1,35 @@
+import type { DataSource } from 'typeorm';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// An arbitrary constant shared by every instance: "settlement-oracle migrations".
+const MIGRATION_LOCK_KEY = 7_236_418_905;
+const LOCK_POLL_MS = 200;
+const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
+
+/**
+ * Applies pending migrations while holding a PostgreSQL advisory lock, so instances starting
+ * together against an empty database take turns instead of racing on CREATE TABLE.
+ * The lock is polled (not awaited in one statement) so the pool's query timeout never fires
+ * while another instance is migrating.
+ */
+export async function runMigrationsExclusively(dataSource: DataSource): Promise<string[]> {
+  const lockHolder = dataSource.createQueryRunner();
+  await lockHolder.connect();
+  try {
+    const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;
+    for (;;) {
+      const [{ locked }] = await lockHolder.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY]);
+      if (locked) break;
+      if (Date.now() > deadline) throw new Error('timed out waiting for another instance to finish migrations');
+      await sleep(LOCK_POLL_MS);
+    }
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((migration) => migration.name);
+    } finally {
+      await lockHolder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await lockHolder.release();
+  }
+}

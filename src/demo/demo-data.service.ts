@@ -1,0 +1,81 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { PartnerKeysService } from '../auth/partner-keys.service';
+import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
+import { DisputesService } from '../disputes/disputes.service';
+import { MarketsService } from '../markets/markets.service';
+
+export const DEMO_SOURCE = 'demo';
+
+/**
+ * Zero-setup mode only (embedded database, no DATABASE_URL): on the first start, a demo
+ * partner and one market in each status, so the README's examples answer at once.
+ */
+@Injectable()
+export class DemoDataService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('DemoData');
+
+  constructor(
+    @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly partnerKeys: PartnerKeysService,
+    private readonly markets: MarketsService,
+    private readonly disputes: DisputesService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.location.embedded) return;
+    const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM partners');
+    if (count > 0) return;
+    const apiKey = await this.seed();
+    this.logger.warn(
+      `Demo data created (first start of the embedded database). The demo partner's API key is shown ` +
+        `only now:\n\n    export API_KEY=${apiKey}\n`,
+    );
+  }
+
+  private async seed(): Promise<string> {
+    const { apiKey, partner } = await this.dataSource.transaction((manager) =>
+      this.partnerKeys.createPartner(manager, DEMO_SOURCE, 'Demo Partner'),
+    );
+    await this.dataSource.transaction(async (manager) => {
+      await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
+      for (const slug of ['btc-above-100k-2026', 'eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
+        const id = await this.markets.createMarket(manager, DEMO_SOURCE, slug);
+        await this.markets.resolveMarket(manager, id, {
+          verdict: 'YES',
+          confidence: 'HIGH',
+          reasoning: `Resolved from the settlement sources of ${slug}: the condition was met before the deadline.`,
+          proofs: [
+            { chain: 'base', tx_hash: `0x${slug.length.toString(16).padStart(2, '0')}${'ab'.repeat(31)}` },
+            { chain: 'bsc', tx_hash: `0x${slug.length.toString(16).padStart(2, '0')}${'cd'.repeat(31)}` },
+          ],
+          resolvedAt: new Date('2026-11-01T12:00:00Z'),
+        });
+      }
+    });
+    const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId: '0' };
+    for (const slug of ['eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
+      const [{ id }] = await this.dataSource.query('SELECT id FROM markets WHERE source = $1 AND slug = $2', [DEMO_SOURCE, slug]);
+      const { dispute_id } = await this.disputes.submitDispute(partnerIdentity, {
+        market_id: Number(id),
+        submitter_id: 'demo-user-42',
+        submitter_name: 'Demo User',
+        submitter_selection: 'NO',
+        reason_text: 'The official source published a correction after the resolution.',
+        submitted_at: new Date('2026-11-02T09:30:00Z'),
+      });
+      if (slug === 'fed-cuts-rates-2026') {
+        await this.dataSource.transaction((manager) =>
+          this.disputes.recordDecision(manager, String(dispute_id), {
+            type: 'override',
+            reasonText: 'The correction is authoritative; the final outcome is NO.',
+            decidedBy: 'demo-reviewer',
+          }),
+        );
+      }
+    }
+    return apiKey;
+  }
+}

@@ -1,0 +1,64 @@
+import type { Chain, Confidence, MarketStatus } from './market-state';
+
+/** The public settlement record (spec §2 market_item); built by MARKET_ITEM_SQL. */
+export interface MarketItem {
+  id: number;
+  source: string;
+  slug: string;
+  status: MarketStatus;
+  verdict: string | null;
+  resolved_at: string | null;
+  confidence: Confidence | null;
+  reasoning: string | null;
+  proofs: { chain: Chain; tx_hash: string }[];
+  disputes: DisputeItem[] | null;
+}
+
+export interface DisputeItem {
+  id: number;
+  status: 'open' | 'closed';
+  submitter_selection: string;
+  reason_text: string;
+  submitted_at: string;
+  decision: {
+    type: 'keep' | 'override';
+    partner_final_verdict: string;
+    reason_text: string;
+    decided_at: string;
+  } | null;
+}
+
+/** RFC 3339, UTC, millisecond precision: the same text as JavaScript's toISOString(). */
+export const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * One market_item as JSON, for the market aliased `m`. Built in one statement by
+ * PostgreSQL: no entity hydration, and the submitter's identity is never selected.
+ */
+export const MARKET_ITEM_JSON = `json_build_object(
+    'id', m.id,
+    'source', m.source,
+    'slug', m.slug,
+    'status', m.status,
+    'verdict', m.verdict,
+    'resolved_at', ${rfc3339('m.resolved_at')},
+    'confidence', m.confidence,
+    'reasoning', m.reasoning,
+    'proofs', COALESCE((
+      SELECT json_agg(json_build_object('chain', p.chain, 'tx_hash', p.tx_hash) ORDER BY p.position)
+      FROM proofs p WHERE p.market_id = m.id), '[]'::json),
+    'disputes', (
+      SELECT json_agg(json_build_object(
+        'id', d.id,
+        'status', d.status,
+        'submitter_selection', d.submitter_selection,
+        'reason_text', d.reason_text,
+        'submitted_at', ${rfc3339('d.submitted_at')},
+        'decision', CASE WHEN d.status = 'closed' THEN json_build_object(
+          'type', d.decision_type,
+          'partner_final_verdict', d.partner_final_verdict,
+          'reason_text', d.decision_reason,
+          'decided_at', ${rfc3339('d.decided_at')}) END
+      ) ORDER BY d.id)
+      FROM disputes d WHERE d.market_id = m.id)
+  )`;

@@ -1,0 +1,28 @@
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+
+export const MARKET_STATUSES = ['monitoring', 'resolved', 'disputed', 'closed'] as const;
+export type MarketStatus = (typeof MARKET_STATUSES)[number];
+
+export const CONFIDENCES = ['VERY_HIGH', 'HIGH', 'MEDIUM', 'LOW', 'VERY_LOW'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+export const CHAINS = ['base', 'bsc'] as const;
+export type Chain = (typeof CHAINS)[number];
+
+/** monitoring → resolved: only a market still being monitored can receive its verdict. */
+export function assertResolvable(status: MarketStatus): void {
+  if (status !== 'monitoring') throw new ApiError(ErrorCatalogue.MARKET_NOT_MONITORING);
+}
+
+/** resolved → disputed: only a resolved market can be disputed. */
+export function assertDisputable(status: MarketStatus): void {
+  if (status !== 'resolved') throw new ApiError(ErrorCatalogue.MARKET_NOT_RESOLVED);
+}
+
+/** disputed → closed: the review's decision closes the market. */
+export function closedAfterDecision(status: MarketStatus): MarketStatus {
+  if (status !== 'disputed') {
+    throw new Error(`a decided dispute's market must be disputed, found ${status}`);
+  }
+  return 'closed';
+}

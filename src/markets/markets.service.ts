@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { SqlPool } from '../database/sql-pool';
+import { isUniqueViolation } from '../database/database-errors';
+import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
+import { assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
+import { Market } from './market.entity';
+import { Proof } from './proof.entity';
+import type { PublicMarketQuery } from './public-market-query';
+
+const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
+const MARKET_BY_ID_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.id = $1`;
+
+/** The market row as a state transition needs it, read under a row lock. */
+export interface LockedMarket {
+  id: string;
+  source: string;
+  status: MarketStatus;
+  verdict: string | null;
+}
+
+export interface Resolution {
+  verdict: string;
+  confidence: Confidence;
+  reasoning: string;
+  proofs: { chain: Chain; tx_hash: string }[];
+  resolvedAt: Date;
+}
+
+@Injectable()
+export class MarketsService {
+  constructor(private readonly sql: SqlPool) {}
+
+  /** get_public_market: the hot path partners poll, one indexed round trip. */
+  async findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<MarketItem[]> {
+    const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
+    return rows.map((row) => row.item);
+  }
+
+  async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {
+    const rows: { item: MarketItem }[] = await manager.query(MARKET_BY_ID_SQL, [id]);
+    if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    return rows[0].item;
+  }
+
+  /** Reads and row-locks a market for the rest of the transaction (4040 when absent). */
+  async lockMarket(manager: EntityManager, id: string): Promise<LockedMarket> {
+    const rows: LockedMarket[] = await manager.query(
+      'SELECT id, source, status, verdict FROM markets WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    return rows[0];
+  }
+
+  async setStatus(manager: EntityManager, id: string, status: MarketStatus): Promise<void> {
+    await manager.query('UPDATE markets SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+  }
+
+  /** A new market in `monitoring` (4093 when its (source, slug) exists). */
+  async createMarket(manager: EntityManager, source: string, slug: string): Promise<string> {
+    try {
+      const market = await manager.save(manager.create(Market, { source, slug, status: 'monitoring' }));
+      return market.id;
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_markets_source_slug')) throw new ApiError(ErrorCatalogue.ALREADY_EXISTS);
+      throw error;
+    }
+  }
+
+  /** monitoring → resolved, with the verdict and its proofs (4094 from any other state). */
+  async resolveMarket(manager: EntityManager, id: string, resolution: Resolution): Promise<void> {
+    const market = await this.lockMarket(manager, id);
+    assertResolvable(market.status);
+    await manager.update(Market, id, {
+      status: 'resolved',
+      verdict: resolution.verdict,
+      confidence: resolution.confidence,
+      reasoning: resolution.reasoning,
+      resolvedAt: resolution.resolvedAt,
+    });
+    if (resolution.proofs.length > 0) {
+      await manager.insert(
+        Proof,
+        resolution.proofs.map((proof, position) => ({ marketId: id, position, chain: proof.chain, txHash: proof.tx_hash })),
+      );
+    }
+  }
+}

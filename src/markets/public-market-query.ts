@@ -1,0 +1,49 @@
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
+
+export interface PublicMarketQuery {
+  slug: string;
+  source: string;
+}
+
+const KNOWN_PARAMETERS = new Set(['slug', 'source']);
+
+/**
+ * Validates get_public_market's query string: 4100 without a slug, 4101 without a source,
+ * then 4000 naming every other problem (a repeated parameter, an over-long value, an
+ * unknown parameter).
+ */
+export function parsePublicMarketQuery(query: Record<string, unknown>): PublicMarketQuery {
+  const problems: string[] = [];
+  const slug = readText(query.slug, 'slug', SLUG_MAX_LENGTH, normalizeSlug, problems);
+  const source = readText(query.source, 'source', SOURCE_MAX_LENGTH, normalizeSource, problems);
+
+  if (slug === '') throw new ApiError(ErrorCatalogue.SLUG_REQUIRED);
+  if (source === '') throw new ApiError(ErrorCatalogue.SOURCE_REQUIRED);
+  for (const name of Object.keys(query)) {
+    if (!KNOWN_PARAMETERS.has(name)) problems.push(`${name} is not a known parameter`);
+  }
+  if (problems.length > 0) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, problems.join('; '));
+  return { slug: slug!, source: source! };
+}
+
+/** '' when absent or blank, undefined when present but unusable (a problem is recorded). */
+function readText(
+  value: unknown,
+  name: string,
+  maxLength: number,
+  normalize: (raw: string) => string,
+  problems: string[],
+): string | undefined {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') {
+    problems.push(`${name} must be given once, as a string`);
+    return undefined;
+  }
+  const normalized = normalize(value);
+  if (normalized.length > maxLength) {
+    problems.push(`${name} must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  return normalized;
+}

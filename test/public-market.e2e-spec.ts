@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Fixtures } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const MARKET_ITEM_KEYS = [
+  'confidence', 'disputes', 'id', 'proofs', 'reasoning', 'resolved_at', 'slug', 'source', 'status', 'verdict',
+];
+
+describe('GET /oracle/markets/public', () => {
+  let t: TestApp;
+  let fixtures: Fixtures;
+  let acme: { source: string; apiKey: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    fixtures = new Fixtures(t.dataSource);
+    acme = await fixtures.partner('acme');
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('returns a resolved market with verdict, confidence, proofs and null disputes', async () => {
+    const market = await fixtures.market('acme', { slug: 'btc-100k', status: 'resolved' });
+    const response = await t.http.get('/oracle/markets/public').query({ slug: 'btc-100k', source: 'acme' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/application\/json/);
+    expect(response.body).toEqual({
+      code: 0,
+      msg: 'success',
+      data: {
+        markets: [
+          {
+            id: market.id,
+            source: 'acme',
+            slug: 'btc-100k',
+            status: 'resolved',
+            verdict: 'YES',
+            resolved_at: '2026-11-01T12:00:00.000Z',
+            confidence: 'HIGH',
+            reasoning: 'The outcome was confirmed by the official source.',
+            proofs: [
+              { chain: 'base', tx_hash: `0x${'0'.repeat(64)}` },
+              { chain: 'bsc', tx_hash: `0x${'1'.repeat(64)}` },
+            ],
+            disputes: null,
+          },
+        ],
+      },
+    });
+    expect(Object.keys(response.body.data.markets[0]).sort()).toEqual(MARKET_ITEM_KEYS);
+  });
+
+  it('shows nulls and no proofs before resolution', async () => {
+    const market = await fixtures.market('acme', { slug: 'rain-tomorrow', status: 'monitoring' });
+    const response = await t.http.get('/oracle/markets/public?slug=rain-tomorrow&source=acme');
+    expect(response.body).toEqual({
+      code: 0,
+      msg: 'success',
+      data: {
+        markets: [
+          {
+            id: market.id,
+            source: 'acme',
+            slug: 'rain-tomorrow',
+            status: 'monitoring',
+            verdict: null,
+            resolved_at: null,
+            confidence: null,
+            reasoning: null,
+            proofs: [],
+            disputes: null,
+          },
+        ],
+      },
+    });
+  });
+
+  it('trims slug and source, and strips leading and trailing slashes from the slug', async () => {
+    await fixtures.market('acme', { slug: 'sports/nba-finals' });
+    const response = await t.http.get('/oracle/markets/public').query({ slug: ' //sports/nba-finals/ ', source: '  acme ' });
+    expect(response.body.code).toBe(0);
+    expect(response.body.data.markets).toHaveLength(1);
+    expect(response.body.data.markets[0]).toMatchObject({ slug: 'sports/nba-finals', source: 'acme' });
+  });
+
+  it('returns an empty list when nothing matches', async () => {
+    await fixtures.market('acme', { slug: 'only-acme' });
+    for (const query of [{ slug: 'no-such-market', source: 'acme' }, { slug: 'only-acme', source: 'someone-else' }]) {
+      const response = await t.http.get('/oracle/markets/public').query(query);
+      expect(response.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });
+    }
+  });
+
+  it('shows a dispute inline, without the submitter identity, and its decision once closed', async () => {
+    const market = await fixtures.market('acme', { slug: 'eth-etf' });
+    const submitted = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', acme.apiKey).send({
+      market_id: market.id,
+      submitter_id: 'user-7',
+      submitter_name: 'Ada',
+      submitter_selection: 'NO',
+      reason_text: 'The source was corrected.',
+      submitted_at: '2026-11-02T10:00:00+02:00',
+    });
+    const disputeId = submitted.body.data.dispute_id;
+
+    const open = await t.http.get('/oracle/markets/public').query({ slug: 'eth-etf', source: 'acme' });
+    expect(open.body.data.markets[0].status).toBe('disputed');
+    expect(open.body.data.markets[0].disputes).toEqual([
+      {
+        id: disputeId,
+        status: 'open',
+        submitter_selection: 'NO',
+        reason_text: 'The source was corrected.',
+        submitted_at: '2026-11-02T08:00:00.000Z',
+        decision: null,
+      },
+    ]);
+    expect(JSON.stringify(open.body)).not.toMatch(/user-7|Ada|submitter_id|submitter_name/);
+
+    await t.dataSource.query(
+      `UPDATE disputes SET status = 'closed', decision_type = 'override', partner_final_verdict = 'NO',
+         decision_reason = 'Corrected source.', decided_at = '2026-11-03T00:00:00Z', decided_by = 'reviewer-1'
+       WHERE id = $1`,
+      [disputeId],
+    );
+    await t.dataSource.query(`UPDATE markets SET status = 'closed' WHERE id = $1`, [market.id]);
+    const closed = await t.http.get('/oracle/markets/public').query({ slug: 'eth-etf', source: 'acme' });
+    expect(closed.body.data.markets[0]).toMatchObject({ status: 'closed', verdict: 'YES' });
+    expect(closed.body.data.markets[0].disputes[0].decision).toEqual({
+      type: 'override',
+      partner_final_verdict: 'NO',
+      reason_text: 'Corrected source.',
+      decided_at: '2026-11-03T00:00:00.000Z',
+    });
+    expect(JSON.stringify(closed.body)).not.toMatch(/reviewer-1|decided_by/);
+  });
+
+  it.each([
+    ['without slug', '?source=acme', { code: 4100, msg: 'slug is required', detail: 'slug is required' }],
+    ['with an empty slug', '?slug=%20/%20&source=acme', { code: 4100, msg: 'slug is required', detail: 'slug is required' }],
+    ['without anything', '', { code: 4100, msg: 'slug is required', detail: 'slug is required' }],
+    ['without source', '?slug=x', { code: 4101, msg: 'source is required', detail: 'source is required' }],
+    ['with an empty source', '?slug=x&source=', { code: 4101, msg: 'source is required', detail: 'source is required' }],
+    [
+      'with a repeated slug',
+      '?slug=a&slug=b&source=acme',
+      { code: 4000, msg: 'invalid request', detail: 'slug must be given once, as a string' },
+    ],
+    [
+      'with an unknown parameter',
+      '?slug=a&source=acme&limit=5',
+      { code: 4000, msg: 'invalid request', detail: 'limit is not a known parameter' },
+    ],
+  ])('answers %s with the exact error envelope', async (_, query, envelope) => {
+    const response = await t.http.get(`/oracle/markets/public${query}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(envelope);
+  });
+
+  it('echoes a sane x-request-id and generates one otherwise', async () => {
+    const echoed = await t.http.get('/oracle/markets/public?slug=a&source=acme').set('x-request-id', 'trace-123');
+    expect(echoed.headers['x-request-id']).toBe('trace-123');
+    const generated = await t.http.get('/oracle/markets/public?slug=a&source=acme').set('x-request-id', 'bad id\twith tabs');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,69 @@
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+
+export interface TestApp {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+  dataSource: DataSource;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+function serverUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the suites through jest.e2e.config.json');
+  return url;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database on the test server; its name always says it is a test database. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `oracle_test_${randomBytes(6).toString('hex')}`;
+  await onServer((client) => client.query(`CREATE DATABASE ${name}`));
+  return {
+    url: withDatabase(serverUrl(), name),
+    drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/**
+ * Boots the real AppModule, as production does (createApp), against its own fresh database
+ * with the real migrations applied at start.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'error', ...env });
+  // Imported only now: the configuration is read when AppModule is first loaded.
+  const { createApp } = await import('../../src/create-app');
+  const { DataSource } = await import('typeorm');
+  const app = await createApp();
+  await app.init();
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    dataSource: app.get(DataSource),
+    databaseUrl: database.url,
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
