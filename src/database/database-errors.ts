@@ -19,6 +19,9 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
   '55P03', // lock_not_available (lock_timeout)
+  '3D000', // invalid_catalog_name: the database is gone
+  '28000', // invalid_authorization_specification: the server refuses us
+  '28P01', // invalid_password
 ]);
 
 const UNAVAILABLE_MESSAGES = [

@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Fixtures } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const SUBMIT = '/oracle/markets/dispute/submit';
+
+function disputeBody(marketId: number | string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    market_id: marketId,
+    submitter_id: 'user-42',
+    submitter_name: 'Grace',
+    submitter_selection: 'NO',
+    reason_text: 'The official source was corrected after resolution.',
+    submitted_at: '2026-11-02T09:30:00Z',
+    ...overrides,
+  };
+}
+
+const error = (code: number, msg: string, detail = msg) => ({ code, msg, detail });
+
+describe('POST /oracle/markets/dispute/submit', () => {
+  let t: TestApp;
+  let fixtures: Fixtures;
+  let acme: { source: string; apiKey: string; keyId: string };
+  let globex: { source: string; apiKey: string; keyId: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    fixtures = new Fixtures(t.dataSource);
+    acme = await fixtures.partner('acme');
+    globex = await fixtures.partner('globex');
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const submit = (apiKey: string | undefined, body: unknown) => {
+    const call = t.http.post(SUBMIT);
+    if (apiKey !== undefined) call.set('x-api-key', apiKey);
+    return typeof body === 'string' ? call.set('content-type', 'application/json').send(body) : call.send(body as object);
+  };
+
+  it('files a dispute on a resolved market and moves it to disputed', async () => {
+    const market = await fixtures.market('acme');
+    const response = await submit(acme.apiKey, disputeBody(market.id));
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ code: 0, msg: 'success', data: { dispute_id: expect.any(Number) } });
+    const [row] = await t.dataSource.query('SELECT * FROM disputes WHERE id = $1', [response.body.data.dispute_id]);
+    expect(row).toMatchObject({
+      market_id: String(market.id),
+      status: 'open',
+      submitter_id: 'user-42',
+      submitter_name: 'Grace',
+      submitter_selection: 'NO',
+      decision_type: null,
+    });
+    expect(row.submitted_at.toISOString()).toBe('2026-11-02T09:30:00.000Z');
+    const [{ status }] = await t.dataSource.query('SELECT status FROM markets WHERE id = $1', [market.id]);
+    expect(status).toBe('disputed');
+  });
+
+  it('accepts market_id as a string of digits and trims the text fields', async () => {
+    const market = await fixtures.market('acme');
+    const response = await submit(acme.apiKey, disputeBody(String(market.id), { submitter_name: '  Grace  ' }));
+    expect(response.body.code).toBe(0);
+    const [row] = await t.dataSource.query('SELECT submitter_name FROM disputes WHERE market_id = $1', [market.id]);
+    expect(row.submitter_name).toBe('Grace');
+  });
+
+  it.each([
+    ['omitted', undefined],
+    ['not a timestamp', 'last tuesday'],
+    ['not RFC 3339', '2026-11-02 09:30'],
+    ['an impossible date', '2026-02-30T10:00:00Z'],
+    ['a number', 1767225600],
+  ])('uses the server time when submitted_at is %s', async (_, submittedAt) => {
+    const market = await fixtures.market('acme');
+    const before = Date.now();
+    const response = await submit(acme.apiKey, disputeBody(market.id, { submitted_at: submittedAt }));
+    expect(response.body.code).toBe(0);
+    const [row] = await t.dataSource.query('SELECT submitted_at FROM disputes WHERE market_id = $1', [market.id]);
+    expect(row.submitted_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(row.submitted_at.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  describe('authentication (checked first)', () => {
+    it('4010 without x-api-key, or with an empty one, even with a bad body', async () => {
+      expect((await submit(undefined, disputeBody(1))).body).toEqual(error(4010, 'api key is required'));
+      expect((await submit('   ', disputeBody(1))).body).toEqual(error(4010, 'api key is required'));
+      expect((await submit(undefined, '{not json')).body).toEqual(error(4010, 'api key is required'));
+    });
+
+    it('4011 with an unknown key', async () => {
+      expect((await submit('sok_not-a-real-key', disputeBody(1))).body).toEqual(error(4011, 'invalid api key'));
+      expect((await submit('sok_not-a-real-key', '{not json')).body).toEqual(error(4011, 'invalid api key'));
+    });
+
+    it('4011 with a revoked key, at once', async () => {
+      const partner = await fixtures.partner('revoked-co');
+      const market = await fixtures.market('revoked-co');
+      await t.dataSource.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [partner.keyId]);
+      expect((await submit(partner.apiKey, disputeBody(market.id))).body).toEqual(error(4011, 'invalid api key'));
+    });
+  });
+
+  describe('body validation', () => {
+    it('4001 for malformed JSON', async () => {
+      expect((await submit(acme.apiKey, '{"market_id": 1,')).body).toEqual(error(4001, 'malformed JSON body'));
+    });
+
+    it.each([['[1, 2]'], ['"a string"'], ['42'], ['null']])('4001 for a body that is not an object: %s', async (body) => {
+      expect((await submit(acme.apiKey, body)).body).toEqual(
+        error(4001, 'malformed JSON body', 'the body must be a JSON object'),
+      );
+    });
+
+    it('4000 naming every missing field for an empty body', async () => {
+      expect((await submit(acme.apiKey, {})).body).toEqual(
+        error(
+          4000,
+          'invalid request',
+          'market_id is required; submitter_id is required; submitter_name is required; ' +
+            'submitter_selection is required; reason_text is required',
+        ),
+      );
+    });
+
+    it('4000 naming every offending field, including unknown ones', async () => {
+      const response = await submit(acme.apiKey, {
+        market_id: -3,
+        submitter_id: '   ',
+        submitter_name: 7,
+        submitter_selection: 'YES',
+        reason_text: 'x'.repeat(4001),
+        extra: true,
+      });
+      expect(response.body).toEqual(
+        error(
+          4000,
+          'invalid request',
+          'extra is not a known field; ' +
+            'market_id must be a positive integer no greater than 9007199254740991; ' +
+            'submitter_id must be a non-empty string of at most 128 characters; ' +
+            'submitter_name must be a non-empty string of at most 200 characters; ' +
+            'reason_text must be a non-empty string of at most 4000 characters',
+        ),
+      );
+    });
+
+    it.each([
+      ['above 2^53-1', '9007199254740993'],
+      ['2^53 as a number', 9007199254740992],
+      ['zero', 0],
+      ['a fraction', 1.5],
+      ['a numeric string with a sign', '+12'],
+      ['a boolean', true],
+      ['an object', { id: 1 }],
+    ])('4000 for market_id %s', async (_, marketId) => {
+      expect((await submit(acme.apiKey, disputeBody(1, { market_id: marketId }))).body).toEqual(
+        error(4000, 'invalid request', 'market_id must be a positive integer no greater than 9007199254740991'),
+      );
+    });
+
+    it('4000 rather than 4040 when validation fails: nothing is written', async () => {
+      const market = await fixtures.market('acme');
+      const response = await submit(acme.apiKey, disputeBody(market.id, { reason_text: '' }));
+      expect(response.body.code).toBe(4000);
+      const [{ count }] = await t.dataSource.query('SELECT count(*)::int AS count FROM disputes WHERE market_id = $1', [
+        market.id,
+      ]);
+      expect(count).toBe(0);
+    });
+  });
+
+  describe('business rules, in the contract order', () => {
+    it('4040 for an unknown market', async () => {
+      expect((await submit(acme.apiKey, disputeBody(987654321))).body).toEqual(error(4040, 'market not found'));
+    });
+
+    it("4030 for another partner's market, whatever its state", async () => {
+      const resolved = await fixtures.market('globex');
+      const monitoring = await fixtures.market('globex', { status: 'monitoring' });
+      for (const market of [resolved, monitoring]) {
+        expect((await submit(acme.apiKey, disputeBody(market.id))).body).toEqual(
+          error(4030, 'market belongs to another source'),
+        );
+      }
+      const [{ count }] = await t.dataSource.query('SELECT count(*)::int AS count FROM disputes WHERE market_id = $1', [
+        resolved.id,
+      ]);
+      expect(count).toBe(0);
+    });
+
+    it('4091 for a second dispute, also once the market is closed', async () => {
+      const market = await fixtures.market('globex');
+      expect((await submit(globex.apiKey, disputeBody(market.id))).body.code).toBe(0);
+      expect((await submit(globex.apiKey, disputeBody(market.id))).body).toEqual(
+        error(4091, 'market already has a dispute'),
+      );
+      await t.dataSource.query(
+        `UPDATE disputes SET status = 'closed', decision_type = 'keep', partner_final_verdict = 'YES',
+           decision_reason = 'ok', decided_at = now(), decided_by = 'r' WHERE market_id = $1`,
+        [market.id],
+      );
+      await t.dataSource.query(`UPDATE markets SET status = 'closed' WHERE id = $1`, [market.id]);
+      expect((await submit(globex.apiKey, disputeBody(market.id))).body).toEqual(
+        error(4091, 'market already has a dispute'),
+      );
+    });
+
+    it('4090 for a market that is not resolved', async () => {
+      const market = await fixtures.market('acme', { status: 'monitoring' });
+      expect((await submit(acme.apiKey, disputeBody(market.id))).body).toEqual(error(4090, 'market is not resolved'));
+      const [{ status }] = await t.dataSource.query('SELECT status FROM markets WHERE id = $1', [market.id]);
+      expect(status).toBe('monitoring');
+    });
+  });
+
+  it('lets exactly one of 50 concurrent submissions win', async () => {
+    const market = await fixtures.market('acme');
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => submit(acme.apiKey, disputeBody(market.id, { submitter_id: `racer-${i}` }))),
+    );
+    const codes = responses.map((response) => response.body.code);
+    expect(codes.filter((code) => code === 0)).toHaveLength(1);
+    expect(codes.filter((code) => code === 4091)).toHaveLength(49);
+    for (const response of responses.filter((r) => r.body.code === 4091)) {
+      expect(response.body).toEqual(error(4091, 'market already has a dispute'));
+    }
+    const winner = responses.find((response) => response.body.code === 0)!;
+    const rows = await t.dataSource.query('SELECT id FROM disputes WHERE market_id = $1', [market.id]);
+    expect(rows).toEqual([{ id: String(winner.body.data.dispute_id) }]);
+  });
+
+  it('maps a unique violation that gets past the lock to 4091, never 5000', async () => {
+    // A dispute row whose market still says "resolved" (as if written by a racing instance
+    // that bypassed the lock): only the unique constraint can catch the second one.
+    const market = await fixtures.market('acme');
+    await t.dataSource.query(
+      `INSERT INTO disputes (market_id, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
+       VALUES ($1, 'u', 'n', 'NO', 'r', now())`,
+      [market.id],
+    );
+    expect((await submit(acme.apiKey, disputeBody(market.id))).body).toEqual(error(4091, 'market already has a dispute'));
+  });
+});
