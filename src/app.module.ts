@@ -11,6 +11,7 @@ import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
 import { MarketsModule } from './markets/markets.module';
+import { ReviewModule } from './review/review.module';
 
 @Module({
   imports: [
@@ -19,6 +20,7 @@ import { MarketsModule } from './markets/markets.module';
     AuthModule,
     MarketsModule,
     DisputesModule,
+    ReviewModule,
     DemoModule,
   ],
   providers: [

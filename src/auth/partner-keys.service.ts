@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { isUniqueViolation } from '../database/database-errors';
 import { SqlPool } from '../database/sql-pool';
 import { ApiKey } from './api-key.entity';
 import { generateKey, hashKey } from './key-hashing';
@@ -49,14 +51,39 @@ export class PartnerKeysService {
     return { keyId, partnerId, source };
   }
 
-  async findPartner(manager: EntityManager, source: string): Promise<Partner | null> {
-    return manager.findOne(Partner, { where: { source } });
+  /** The partner owning `source` (4042 when there is none). */
+  async requirePartner(manager: EntityManager, source: string): Promise<Partner> {
+    const partner = await manager.findOne(Partner, { where: { source } });
+    if (!partner) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
+    return partner;
   }
 
+  /** A new partner and its first key (4093 when the source is taken). */
   async createPartner(manager: EntityManager, source: string, name: string): Promise<{ partner: Partner } & IssuedKey> {
-    const partner = await manager.save(manager.create(Partner, { source, name }));
+    let partner: Partner;
+    try {
+      partner = await manager.save(manager.create(Partner, { source, name }));
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_partners_source')) throw new ApiError(ErrorCatalogue.ALREADY_EXISTS);
+      throw error;
+    }
     const issued = await this.issueKey(manager, partner.id);
     return { partner, ...issued };
+  }
+
+  async listPartners(manager: EntityManager): Promise<Partner[]> {
+    return manager.find(Partner, { relations: { keys: true }, order: { id: 'ASC', keys: { id: 'ASC' } } });
+  }
+
+  /** Revokes one of a partner's keys (idempotent); it stops working at once on every instance. */
+  async revokeKey(manager: EntityManager, partnerId: string, keyId: string): Promise<ApiKey> {
+    const key = await manager.findOne(ApiKey, { where: { id: keyId, partnerId }, lock: { mode: 'pessimistic_write' } });
+    if (!key) throw new ApiError(ErrorCatalogue.ROUTE_NOT_FOUND, 'api key not found');
+    if (!key.revokedAt) {
+      key.revokedAt = new Date();
+      await manager.update(ApiKey, keyId, { revokedAt: key.revokedAt });
+    }
+    return key;
   }
 
   async issueKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {

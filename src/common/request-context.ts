@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
+import type { AdminActor } from '../auth/reviewers.service';
 
 /** What the service attaches to an Express request as it passes through. */
 export interface RequestContext {
@@ -9,6 +10,8 @@ export interface RequestContext {
   bodyError?: unknown;
   /** The partner authenticated by `x-api-key`, on partner routes. */
   partner?: AuthenticatedPartner;
+  /** The back-office caller authenticated by `Authorization: Bearer`, on admin routes. */
+  actor?: AdminActor;
 }
 
 export type ServiceRequest = Request & { context: RequestContext };

@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@
 import { Transform } from 'class-transformer';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { parseRfc3339 } from './rfc3339';
 
 /** Trims string input; leaves other types for the validators to reject. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
@@ -24,6 +25,27 @@ export function IsSafeId(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
+}
+
+export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isRfc3339',
+      validator: {
+        validate: (value: unknown) => parseRfc3339(value) !== undefined,
+        defaultMessage: (args) => `${args?.property} must be an RFC 3339 timestamp`,
+      },
+    },
+    options,
+  );
+}
+
+/** A path id: a positive integer JavaScript holds exactly (4000 otherwise). */
+export function parseId(raw: string, name = 'id'): string {
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${name} must be a positive integer`);
+  }
+  return raw;
 }
 
 function describeErrors(errors: ValidationError[], parent = ''): string[] {

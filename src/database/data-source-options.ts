@@ -1,15 +1,18 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ApiKey } from '../auth/api-key.entity';
 import { Partner } from '../auth/partner.entity';
+import { Reviewer } from '../auth/reviewer.entity';
 import { Dispute } from '../disputes/dispute.entity';
 import { Market } from '../markets/market.entity';
 import { Proof } from '../markets/proof.entity';
+import { AuditEvent } from '../review/audit-event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
+import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
-export const ENTITIES = [Partner, ApiKey, Market, Proof, Dispute];
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const ENTITIES = [Partner, ApiKey, Market, Proof, Dispute, Reviewer, AuditEvent];
+export const MIGRATIONS = [InitialSchema1763700000000, ReviewBackOffice1763800000000];
 
 export interface DatabaseSettings {
   url: string;

@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { ConfigService } from '@nestjs/config';
 import { PartnerKeysService } from '../auth/partner-keys.service';
+import { ReviewersService } from '../auth/reviewers.service';
+import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
@@ -19,7 +22,9 @@ export class DemoDataService implements OnApplicationBootstrap {
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: ConfigService<Environment, true>,
     private readonly partnerKeys: PartnerKeysService,
+    private readonly reviewers: ReviewersService,
     private readonly markets: MarketsService,
     private readonly disputes: DisputesService,
   ) {}
@@ -29,10 +34,21 @@ export class DemoDataService implements OnApplicationBootstrap {
     const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM partners');
     if (count > 0) return;
     const apiKey = await this.seed();
+    const adminKey = await this.createLocalAdmin();
     this.logger.warn(
-      `Demo data created (first start of the embedded database). The demo partner's API key is shown ` +
-        `only now:\n\n    export API_KEY=${apiKey}\n`,
+      'Demo data created (first start of the embedded database). These keys are shown only now:\n\n' +
+        `    export API_KEY=${apiKey}\n` +
+        (adminKey ? `    export ADMIN_KEY=${adminKey}\n` : ''),
     );
+  }
+
+  /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */
+  private async createLocalAdmin(): Promise<string | null> {
+    if (this.config.get('ADMIN_MASTER_KEY', { infer: true })) return null;
+    const { apiKey } = await this.dataSource.transaction((manager) =>
+      this.reviewers.createReviewer(manager, 'local-admin', 'admin'),
+    );
+    return apiKey;
   }
 
   private async seed(): Promise<string> {

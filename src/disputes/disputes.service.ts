@@ -6,9 +6,32 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isUniqueViolation } from '../database/database-errors';
 import { closedAfterDecision } from '../markets/market-state';
 import { MarketsService } from '../markets/markets.service';
-import { assertCanSubmitDispute, assertDecidable, type DecisionType, partnerFinalVerdict } from './dispute-state';
+import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
+import {
+  assertCanSubmitDispute,
+  assertDecidable,
+  type DecisionType,
+  type DisputeStatus,
+  partnerFinalVerdict,
+} from './dispute-state';
 import { Dispute } from './dispute.entity';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
+
+export interface DisputeQueuePage {
+  status?: DisputeStatus;
+  /** Only disputes with a larger id (the keyset cursor). */
+  afterId?: string;
+  limit: number;
+}
+
+const ADMIN_DISPUTE_BY_ID_SQL = `SELECT ${ADMIN_DISPUTE_JSON} AS item
+  FROM disputes d JOIN markets m ON m.id = d.market_id WHERE d.id = $1`;
+
+// Oldest first, by id: keyset pagination on the primary key stays stable while disputes arrive.
+const DISPUTE_QUEUE_SQL = `SELECT d.id, ${ADMIN_DISPUTE_JSON} AS item
+  FROM disputes d JOIN markets m ON m.id = d.market_id
+  WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
+  ORDER BY d.id LIMIT $3`;
 
 export interface Decision {
   type: DecisionType;
@@ -77,5 +100,21 @@ export class DisputesService {
       decidedBy: decision.decidedBy,
     });
     await this.markets.setStatus(manager, market.id, closedAfterDecision(market.status));
+  }
+
+  async getAdminDispute(manager: EntityManager, id: string): Promise<AdminDispute> {
+    const rows: { item: AdminDispute }[] = await manager.query(ADMIN_DISPUTE_BY_ID_SQL, [id]);
+    if (rows.length === 0) throw new ApiError(ErrorCatalogue.DISPUTE_NOT_FOUND);
+    return rows[0].item;
+  }
+
+  /** One page of the review queue, plus whether more follow. */
+  async listAdminDisputes(page: DisputeQueuePage): Promise<{ disputes: AdminDispute[]; hasMore: boolean }> {
+    const rows: { item: AdminDispute }[] = await this.dataSource.query(DISPUTE_QUEUE_SQL, [
+      page.status ?? null,
+      page.afterId ?? '0',
+      page.limit + 1,
+    ]);
+    return { disputes: rows.slice(0, page.limit).map((row) => row.item), hasMore: rows.length > page.limit };
   }
 }

@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { Allow, IsDefined, IsString, Length } from 'class-validator';
 import { IsSafeId, ToSafeId, Trim } from '../common/validation';
-import { parseRfc3339 } from './rfc3339';
+import { parseRfc3339 } from '../common/rfc3339';
 
 export const SUBMITTER_ID_MAX = 128;
 export const SUBMITTER_NAME_MAX = 200;

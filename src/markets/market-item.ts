@@ -32,6 +32,26 @@ export interface DisputeItem {
 export const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
+ * The dispute_item members for the dispute aliased `d`; the admin view adds `decided_by`
+ * to the decision and more members around it.
+ */
+export function disputeItemMembers(options: { decidedBy: boolean }): string {
+  return `'id', d.id,
+        'status', d.status,
+        'submitter_selection', d.submitter_selection,
+        'reason_text', d.reason_text,
+        'submitted_at', ${rfc3339('d.submitted_at')},
+        'decision', CASE WHEN d.status = 'closed' THEN json_build_object(
+          'type', d.decision_type,
+          'partner_final_verdict', d.partner_final_verdict,
+          'reason_text', d.decision_reason,
+          'decided_at', ${rfc3339('d.decided_at')}${options.decidedBy ? `,
+          'decided_by', d.decided_by` : ''}) END`;
+}
+
+const DISPUTE_ITEM_JSON = `json_build_object(${disputeItemMembers({ decidedBy: false })})`;
+
+/**
  * One market_item as JSON, for the market aliased `m`. Built in one statement by
  * PostgreSQL: no entity hydration, and the submitter's identity is never selected.
  */
@@ -48,17 +68,6 @@ export const MARKET_ITEM_JSON = `json_build_object(
       SELECT json_agg(json_build_object('chain', p.chain, 'tx_hash', p.tx_hash) ORDER BY p.position)
       FROM proofs p WHERE p.market_id = m.id), '[]'::json),
     'disputes', (
-      SELECT json_agg(json_build_object(
-        'id', d.id,
-        'status', d.status,
-        'submitter_selection', d.submitter_selection,
-        'reason_text', d.reason_text,
-        'submitted_at', ${rfc3339('d.submitted_at')},
-        'decision', CASE WHEN d.status = 'closed' THEN json_build_object(
-          'type', d.decision_type,
-          'partner_final_verdict', d.partner_final_verdict,
-          'reason_text', d.decision_reason,
-          'decided_at', ${rfc3339('d.decided_at')}) END
-      ) ORDER BY d.id)
+      SELECT json_agg(${DISPUTE_ITEM_JSON} ORDER BY d.id)
       FROM disputes d WHERE d.market_id = m.id)
   )`;

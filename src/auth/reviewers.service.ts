@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import type { Environment } from '../config/environment';
+import { SqlPool } from '../database/sql-pool';
+import { generateKey, hashKey } from './key-hashing';
+import { type AdminRole, Reviewer } from './reviewer.entity';
+
+/** Who is calling the admin API. */
+export interface AdminActor {
+  /** The reviewer's id; null for the master key. */
+  id: string | null;
+  /** Recorded as `decided_by` and as the audit trail's actor. */
+  name: string;
+  role: AdminRole;
+}
+
+export const MASTER_ACTOR_NAME = 'master';
+
+const FIND_BY_KEY_SQL = 'SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL';
+
+/** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
+@Injectable()
+export class ReviewersService {
+  private readonly masterKeyHash: Buffer | null;
+
+  constructor(
+    private readonly sql: SqlPool,
+    config: ConfigService<Environment, true>,
+  ) {
+    const masterKey = config.get('ADMIN_MASTER_KEY', { infer: true });
+    this.masterKeyHash = masterKey ? Buffer.from(hashKey(masterKey), 'hex') : null;
+  }
+
+  async authenticate(key: string): Promise<AdminActor | null> {
+    const hash = hashKey(key);
+    if (this.masterKeyHash && timingSafeEqual(this.masterKeyHash, Buffer.from(hash, 'hex'))) {
+      return { id: null, name: MASTER_ACTOR_NAME, role: 'admin' };
+    }
+    const rows = await this.sql.prepared<{ id: string; name: string; role: AdminRole }>(
+      'reviewer_by_key_v1',
+      FIND_BY_KEY_SQL,
+      [hash],
+    );
+    return rows[0] ?? null;
+  }
+
+  async createReviewer(manager: EntityManager, name: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
+    const generated = generateKey('admin');
+    const reviewer = await manager.save(
+      manager.create(Reviewer, { name, role, keyHash: generated.hash, prefix: generated.prefix }),
+    );
+    return { reviewer, apiKey: generated.key };
+  }
+
+  async listReviewers(manager: EntityManager): Promise<Reviewer[]> {
+    return manager.find(Reviewer, { order: { id: 'ASC' } });
+  }
+
+  async countReviewers(manager: EntityManager): Promise<number> {
+    return manager.count(Reviewer);
+  }
+
+  /** Revokes a reviewer's key (idempotent): it stops working at once on every instance. */
+  async revokeReviewer(manager: EntityManager, id: string): Promise<Reviewer> {
+    const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!reviewer) throw new ApiError(ErrorCatalogue.ROUTE_NOT_FOUND, 'reviewer not found');
+    if (!reviewer.revokedAt) {
+      reviewer.revokedAt = new Date();
+      await manager.update(Reviewer, id, { revokedAt: reviewer.revokedAt });
+    }
+    return reviewer;
+  }
+}

@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { PartnerKeysService } from '../auth/partner-keys.service';
+import type { AdminRole } from '../auth/reviewer.entity';
+import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
+import { parseRfc3339 } from '../common/rfc3339';
+import type { AdminDispute } from '../disputes/admin-dispute';
+import type { DecisionType } from '../disputes/dispute-state';
+import { DisputesService } from '../disputes/disputes.service';
+import type { MarketItem } from '../markets/market-item';
+import { MarketsService } from '../markets/markets.service';
+import { AuditService } from './audit.service';
+import type { ResolveMarketDto } from './review.dto';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/**
+ * The back office's writes. Each runs in one transaction with its audit event, through the
+ * Auth, Markets and Disputes services (never their tables).
+ */
+@Injectable()
+export class BackOfficeService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditService,
+    private readonly reviewers: ReviewersService,
+    private readonly partnerKeys: PartnerKeysService,
+    private readonly markets: MarketsService,
+    private readonly disputes: DisputesService,
+  ) {}
+
+  createReviewer(actor: AdminActor, name: string, role: AdminRole) {
+    return this.audit.record(actor, async (manager) => {
+      const { reviewer, apiKey } = await this.reviewers.createReviewer(manager, name, role);
+      return {
+        result: { id: Number(reviewer.id), name: reviewer.name, role: reviewer.role, api_key: apiKey },
+        audit: { action: 'reviewer.created', target: `reviewer:${reviewer.id}`, details: { name, role, prefix: reviewer.prefix } },
+      };
+    });
+  }
+
+  revokeReviewer(actor: AdminActor, id: string) {
+    return this.audit.record(actor, async (manager) => {
+      const reviewer = await this.reviewers.revokeReviewer(manager, id);
+      return {
+        result: { id: Number(reviewer.id), revoked_at: iso(reviewer.revokedAt) },
+        audit: { action: 'reviewer.revoked', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name } },
+      };
+    });
+  }
+
+  createPartner(actor: AdminActor, source: string, name: string) {
+    return this.audit.record(actor, async (manager) => {
+      const { partner, keyId, apiKey } = await this.partnerKeys.createPartner(manager, source, name);
+      return {
+        result: { source: partner.source, name: partner.name, key_id: Number(keyId), api_key: apiKey },
+        audit: { action: 'partner.created', target: `partner:${source}`, details: { name, key_id: Number(keyId) } },
+      };
+    });
+  }
+
+  issueKey(actor: AdminActor, source: string) {
+    return this.audit.record(actor, async (manager) => {
+      const partner = await this.partnerKeys.requirePartner(manager, source);
+      const { keyId, apiKey } = await this.partnerKeys.issueKey(manager, partner.id);
+      return {
+        result: { key_id: Number(keyId), api_key: apiKey },
+        audit: { action: 'key.issued', target: `partner:${source}`, details: { key_id: Number(keyId) } },
+      };
+    });
+  }
+
+  revokeKey(actor: AdminActor, source: string, keyId: string) {
+    return this.audit.record(actor, async (manager) => {
+      const partner = await this.partnerKeys.requirePartner(manager, source);
+      const key = await this.partnerKeys.revokeKey(manager, partner.id, keyId);
+      return {
+        result: { key_id: Number(key.id), revoked_at: iso(key.revokedAt) },
+        audit: { action: 'key.revoked', target: `partner:${source}`, details: { key_id: Number(key.id), prefix: key.prefix } },
+      };
+    });
+  }
+
+  createMarket(actor: AdminActor, source: string, slug: string): Promise<MarketItem> {
+    return this.audit.record(actor, async (manager) => {
+      await this.partnerKeys.requirePartner(manager, source);
+      const id = await this.markets.createMarket(manager, source, slug);
+      return {
+        result: await this.markets.getMarketItem(manager, id),
+        audit: { action: 'market.created', target: `market:${id}`, details: { source, slug } },
+      };
+    });
+  }
+
+  resolveMarket(actor: AdminActor, id: string, body: ResolveMarketDto): Promise<MarketItem> {
+    return this.audit.record(actor, async (manager) => {
+      await this.markets.resolveMarket(manager, id, {
+        verdict: body.verdict,
+        confidence: body.confidence,
+        reasoning: body.reasoning,
+        proofs: body.proofs,
+        resolvedAt: parseRfc3339(body.resolved_at) ?? new Date(),
+      });
+      return {
+        result: await this.markets.getMarketItem(manager, id),
+        audit: {
+          action: 'market.resolved',
+          target: `market:${id}`,
+          details: { verdict: body.verdict, confidence: body.confidence, proofs: body.proofs.length },
+        },
+      };
+    });
+  }
+
+  recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
+    return this.audit.record(actor, async (manager) => {
+      await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
+      const dispute = await this.disputes.getAdminDispute(manager, disputeId);
+      return {
+        result: dispute,
+        audit: {
+          action: 'dispute.decided',
+          target: `dispute:${disputeId}`,
+          details: { type, market_id: dispute.market_id, partner_final_verdict: dispute.decision?.partner_final_verdict },
+        },
+      };
+    });
+  }
+
+  getDispute(id: string): Promise<AdminDispute> {
+    return this.disputes.getAdminDispute(this.dataSource.manager, id);
+  }
+
+  async listReviewers() {
+    const reviewers = await this.reviewers.listReviewers(this.dataSource.manager);
+    return reviewers.map((reviewer) => ({
+      id: Number(reviewer.id),
+      name: reviewer.name,
+      role: reviewer.role,
+      created_at: iso(reviewer.createdAt),
+      revoked_at: iso(reviewer.revokedAt),
+    }));
+  }
+
+  async listPartners() {
+    const partners = await this.partnerKeys.listPartners(this.dataSource.manager);
+    return partners.map((partner) => ({
+      source: partner.source,
+      name: partner.name,
+      created_at: iso(partner.createdAt),
+      keys: partner.keys.map((key) => ({
+        key_id: Number(key.id),
+        prefix: key.prefix,
+        created_at: iso(key.createdAt),
+        revoked_at: iso(key.revokedAt),
+      })),
+    }));
+  }
+}

@@ -1,0 +1,16 @@
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+
+/**
+ * Keyset cursors: an opaque token naming the last row id a page showed. Opaque so clients
+ * do not build them, stable because ids never change.
+ */
+export function encodeCursor(lastId: string | number): string {
+  return Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  const decoded = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const match = /^id:([1-9]\d{0,18})$/.exec(decoded);
+  if (!match) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
+  return match[1];
+}

@@ -1,0 +1,124 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import type { AdminActor } from '../auth/reviewers.service';
+import { parseId } from '../common/validation';
+import { AuditService } from './audit.service';
+import { BackOfficeService } from './back-office.service';
+import { decodeCursor, encodeCursor } from './cursor';
+import {
+  CreateMarketDto,
+  CreatePartnerDto,
+  CreateReviewerDto,
+  DecisionDto,
+  DisputeQueueQueryDto,
+  PageQueryDto,
+  ResolveMarketDto,
+} from './review.dto';
+import { DisputesService } from '../disputes/disputes.service';
+
+const DEFAULT_PAGE_SIZE = 20;
+
+/** The review back office (contract §4). */
+@Controller('admin')
+export class ReviewController {
+  constructor(
+    private readonly backOffice: BackOfficeService,
+    private readonly disputes: DisputesService,
+    private readonly audit: AuditService,
+  ) {}
+
+  @Post('reviewers')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto) {
+    return this.backOffice.createReviewer(actor, body.name, body.role);
+  }
+
+  @Get('reviewers')
+  @AdminAuth('admin')
+  async listReviewers() {
+    return { reviewers: await this.backOffice.listReviewers() };
+  }
+
+  @Delete('reviewers/:id')
+  @AdminAuth('admin')
+  revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id') id: string) {
+    return this.backOffice.revokeReviewer(actor, parseId(id));
+  }
+
+  @Post('partners')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto) {
+    return this.backOffice.createPartner(actor, body.source, body.name);
+  }
+
+  @Get('partners')
+  @AdminAuth('admin')
+  async listPartners() {
+    return { partners: await this.backOffice.listPartners() };
+  }
+
+  @Post('partners/:source/keys')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string) {
+    return this.backOffice.issueKey(actor, source);
+  }
+
+  @Delete('partners/:source/keys/:keyId')
+  @AdminAuth('admin')
+  revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('keyId') keyId: string) {
+    return this.backOffice.revokeKey(actor, source, parseId(keyId, 'key_id'));
+  }
+
+  @Post('markets')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto) {
+    return this.backOffice.createMarket(actor, body.source, body.slug);
+  }
+
+  @Post('markets/:id/resolve')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  resolveMarket(@CurrentActor() actor: AdminActor, @Param('id') id: string, @Body() body: ResolveMarketDto) {
+    return this.backOffice.resolveMarket(actor, parseId(id), body);
+  }
+
+  @Get('disputes')
+  @AdminAuth('reviewer')
+  async listDisputes(@Query() query: DisputeQueueQueryDto) {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const { disputes, hasMore } = await this.disputes.listAdminDisputes({
+      status: query.status,
+      afterId: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      limit,
+    });
+    return { disputes, next_cursor: hasMore ? encodeCursor(disputes[disputes.length - 1].id) : null };
+  }
+
+  @Get('disputes/:id')
+  @AdminAuth('reviewer')
+  getDispute(@Param('id') id: string) {
+    return this.backOffice.getDispute(parseId(id));
+  }
+
+  @Post('disputes/:id/decision')
+  @HttpCode(200)
+  @AdminAuth('reviewer')
+  recordDecision(@CurrentActor() actor: AdminActor, @Param('id') id: string, @Body() body: DecisionDto) {
+    return this.backOffice.recordDecision(actor, parseId(id), body.type, body.reason_text);
+  }
+
+  @Get('audit')
+  @AdminAuth('admin')
+  async listAudit(@Query() query: PageQueryDto) {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const { events, hasMore } = await this.audit.list({
+      beforeId: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      limit,
+    });
+    return { events, next_cursor: hasMore ? encodeCursor(events[events.length - 1].id) : null };
+  }
+}
