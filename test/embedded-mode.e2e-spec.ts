@@ -12,6 +12,7 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     dataDir = await mkdtemp(join(tmpdir(), 'oracle-embedded-'));
     await chmod(dataDir, 0o755);
     delete process.env.DATABASE_URL;
+    delete process.env.ADMIN_MASTER_KEY;
     process.env.EMBEDDED_DATA_DIR = dataDir;
     process.env.LOG_LEVEL = 'silent';
   });
@@ -52,8 +53,11 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       partner_final_verdict: 'NO',
     });
     const { DataSource } = await import('typeorm');
-    const [{ count }] = await second.get(DataSource).query('SELECT count(*)::int AS count FROM markets');
-    expect(count).toBe(4);
+    const [{ markets, admins }] = await second
+      .get(DataSource)
+      .query(`SELECT (SELECT count(*)::int FROM markets) AS markets,
+                     (SELECT count(*)::int FROM reviewers WHERE role = 'admin') AS admins`);
+    expect({ markets, admins }).toEqual({ markets: 4, admins: 1 });
     await second.close();
   });
 

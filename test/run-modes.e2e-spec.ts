@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../src/database/data-source-options';
 import { createTestDatabase } from './support/test-app';
 
 describe('starting against DATABASE_URL', () => {
@@ -26,7 +27,7 @@ describe('starting against DATABASE_URL', () => {
 
     const dataSource = apps[0].get(DataSource);
     const migrations = await dataSource.query('SELECT name FROM schema_migrations');
-    expect(migrations).toEqual([{ name: 'InitialSchema1763700000000' }]);
+    expect(migrations).toEqual(MIGRATIONS.map((migration) => ({ name: migration.name })));
     for (const app of apps) {
       const response = await request(app.getHttpServer()).get('/oracle/markets/public?slug=a&source=b');
       expect(response.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });

@@ -1,4 +1,4 @@
-import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
@@ -41,11 +41,14 @@ export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
 }
 
 /** A path id: a positive integer JavaScript holds exactly (4000 otherwise). */
-export function parseId(raw: string, name = 'id'): string {
-  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${name} must be a positive integer`);
+@Injectable()
+export class ParseIdPipe implements PipeTransform<string, string> {
+  transform(raw: string, metadata: ArgumentMetadata): string {
+    if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${metadata.data ?? 'id'} must be a positive integer`);
+    }
+    return raw;
   }
-  return raw;
 }
 
 function describeErrors(errors: ValidationError[], parent = ''): string[] {

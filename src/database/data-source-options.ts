@@ -32,7 +32,9 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
-    logging: ['error'],
+    // Failures reach the exception filter, which logs the unexpected ones with the request id;
+    // expected ones (a unique violation mapped to 4091/4093) are not errors.
+    logging: false,
     applicationName: 'settlement-oracle',
     connectTimeoutMS: settings.connectTimeoutMs,
     poolSize: settings.poolSize,

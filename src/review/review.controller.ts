@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
-import { parseId } from '../common/validation';
+import { ParseIdPipe } from '../common/validation';
 import { AuditService } from './audit.service';
 import { BackOfficeService } from './back-office.service';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -42,8 +42,8 @@ export class ReviewController {
 
   @Delete('reviewers/:id')
   @AdminAuth('admin')
-  revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id') id: string) {
-    return this.backOffice.revokeReviewer(actor, parseId(id));
+  revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string) {
+    return this.backOffice.revokeReviewer(actor, id);
   }
 
   @Post('partners')
@@ -66,10 +66,10 @@ export class ReviewController {
     return this.backOffice.issueKey(actor, source);
   }
 
-  @Delete('partners/:source/keys/:keyId')
+  @Delete('partners/:source/keys/:key_id')
   @AdminAuth('admin')
-  revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('keyId') keyId: string) {
-    return this.backOffice.revokeKey(actor, source, parseId(keyId, 'key_id'));
+  revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('key_id', ParseIdPipe) keyId: string) {
+    return this.backOffice.revokeKey(actor, source, keyId);
   }
 
   @Post('markets')
@@ -82,8 +82,8 @@ export class ReviewController {
   @Post('markets/:id/resolve')
   @HttpCode(200)
   @AdminAuth('admin')
-  resolveMarket(@CurrentActor() actor: AdminActor, @Param('id') id: string, @Body() body: ResolveMarketDto) {
-    return this.backOffice.resolveMarket(actor, parseId(id), body);
+  resolveMarket(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: ResolveMarketDto) {
+    return this.backOffice.resolveMarket(actor, id, body);
   }
 
   @Get('disputes')
@@ -100,15 +100,15 @@ export class ReviewController {
 
   @Get('disputes/:id')
   @AdminAuth('reviewer')
-  getDispute(@Param('id') id: string) {
-    return this.backOffice.getDispute(parseId(id));
+  getDispute(@Param('id', ParseIdPipe) id: string) {
+    return this.backOffice.getDispute(id);
   }
 
   @Post('disputes/:id/decision')
   @HttpCode(200)
   @AdminAuth('reviewer')
-  recordDecision(@CurrentActor() actor: AdminActor, @Param('id') id: string, @Body() body: DecisionDto) {
-    return this.backOffice.recordDecision(actor, parseId(id), body.type, body.reason_text);
+  recordDecision(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: DecisionDto) {
+    return this.backOffice.recordDecision(actor, id, body.type, body.reason_text);
   }
 
   @Get('audit')
