@@ -1,6 +1,10 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { LoggerModule } from 'nestjs-pino';
+import { AdminGuard } from './auth/admin.guard';
+import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -10,13 +14,22 @@ import { validateEnvironment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
+import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
+import { loggingOptions } from './observability/logging';
+import { ObservabilityModule } from './observability/observability.module';
+import { rateLimitOptions } from './observability/rate-limits';
+import { RequestMetricsMiddleware } from './observability/request-metrics.middleware';
 import { ReviewModule } from './review/review.module';
 
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
+    LoggerModule.forRootAsync({ inject: [ConfigService], useFactory: loggingOptions }),
+    ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: rateLimitOptions }),
     DatabaseModule,
+    ObservabilityModule,
+    HealthModule,
     AuthModule,
     MarketsModule,
     DisputesModule,
@@ -27,10 +40,14 @@ import { ReviewModule } from './review/review.module';
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
+    // In this order: rate limits first, so floods of bad credentials never reach the database.
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_GUARD, useClass: AdminGuard },
   ],
 })
 export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware).forRoutes('{*path}');
+    consumer.apply(RequestContextMiddleware, RequestMetricsMiddleware).forRoutes('{*path}');
   }
 }

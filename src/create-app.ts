@@ -1,28 +1,44 @@
-import type { INestApplication, LogLevel } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import type { Environment } from './config/environment';
+import { setUpApiDocs } from './docs/api-docs';
 
 /**
- * Builds the application exactly as production runs it; tests use it too. Everything else
- * (filter, interceptor, pipe, guards, middleware) is registered inside AppModule.
+ * Builds the application exactly as production runs it; tests use it too. The filter,
+ * interceptor, pipe, guards and middleware are registered inside AppModule; what lives here
+ * is Express-level: logger, security headers, CORS, proxy trust, the API docs.
  */
-export async function createApp(): Promise<INestApplication> {
+export async function createApp(): Promise<NestExpressApplication> {
   // The body is parsed by RequestContextMiddleware (64 KiB limit, errors in the envelope).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    bodyParser: false,
-    logger: logLevels(process.env.LOG_LEVEL),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  const config = app.get(ConfigService<Environment, true>);
+
   app.disable('x-powered-by');
-  app.enableShutdownHooks();
+  app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
+  const corsOrigins = config.get('CORS_ORIGINS', { infer: true });
+  if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
+
+  // Strict security headers on the API; the docs UI needs its own scripts and styles.
+  const apiHeaders = helmet();
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/docs') ? next() : apiHeaders(req, res, next)));
+
+  setUpApiDocs(app);
   return app;
 }
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-const NAMED: Record<string, number> = { fatal: 0, error: 1, warn: 2, info: 3, debug: 4, trace: 5 };
-
-/** LOG_LEVEL (pino-style names) to the Nest logger's levels; "silent" logs nothing. */
-function logLevels(level = 'info'): LogLevel[] | false {
-  if (level === 'silent') return false;
-  return LEVELS.slice(0, (NAMED[level] ?? NAMED.info) + 1);
+/** TRUST_PROXY as Express understands it. */
+export function trustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }
+
+export type App = INestApplication;

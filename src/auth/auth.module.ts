@@ -1,17 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { AdminGuard } from './admin.guard';
-import { ApiKeyGuard } from './api-key.guard';
 import { PartnerKeysService } from './partner-keys.service';
 import { ReviewersService } from './reviewers.service';
 
+/** Partners' API keys and back-office accounts; the guards are registered in AppModule. */
 @Module({
-  providers: [
-    PartnerKeysService,
-    ReviewersService,
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_GUARD, useClass: AdminGuard },
-  ],
+  providers: [PartnerKeysService, ReviewersService],
   exports: [PartnerKeysService, ReviewersService],
 })
 export class AuthModule {}

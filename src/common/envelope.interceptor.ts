@@ -1,7 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 import type { SuccessEnvelope } from './error-catalogue';
+import { RAW_RESPONSE } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
 
 /**
@@ -10,12 +12,17 @@ import type { ServiceRequest } from './request-context';
  */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<SuccessEnvelope<unknown>> {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [context.getHandler(), context.getClass()])) {
+      return next.handle();
+    }
     const request = context.switchToHttp().getRequest<ServiceRequest>();
     if (request.context?.bodyError) throw request.context.bodyError;
     const response = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
-      map((data: unknown) => {
+      map((data: unknown): SuccessEnvelope<unknown> => {
         response.locals.envelopeCode = 0;
         return { code: 0, msg: 'success', data };
       }),

@@ -52,6 +52,44 @@ export class Environment {
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PUBLIC_PER_MINUTE = 6000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_DISPUTE_PER_MINUTE = 300;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_ADMIN_PER_MINUTE = 600;
+
+  /** Express "trust proxy": false, true, a hop count, or a comma-separated list of addresses/subnets. */
+  @Matches(/^(false|true|\d{1,2}|[0-9a-fA-F.:/,\s]+|loopback|linklocal|uniquelocal)$/, {
+    message: 'must be false, true, a hop count, or a comma-separated list of addresses or subnets',
+  })
+  TRUST_PROXY = 'false';
+
+  /** Comma-separated origins allowed by CORS; unset: CORS off. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(120000)
+  SHUTDOWN_GRACE_MS = 10000;
 }
 
 /** Validates `process.env`; throws one message naming every bad variable. */

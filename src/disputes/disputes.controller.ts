@@ -3,7 +3,9 @@ import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
+import { RateLimit } from '../observability/rate-limits';
 
+@RateLimit('dispute')
 @Controller('oracle/markets/dispute')
 export class DisputesController {
   constructor(private readonly disputes: DisputesService) {}

@@ -6,6 +6,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isUniqueViolation } from '../database/database-errors';
 import { closedAfterDecision } from '../markets/market-state';
 import { MarketsService } from '../markets/markets.service';
+import { MetricsService } from '../observability/metrics.service';
 import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
 import {
   assertCanSubmitDispute,
@@ -44,6 +45,7 @@ export class DisputesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly markets: MarketsService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /**
@@ -70,6 +72,7 @@ export class DisputesService {
         await this.markets.setStatus(manager, marketId, 'disputed');
         return String(identifiers[0].id);
       });
+      this.metrics.disputesFiled.inc();
       return { dispute_id: Number(disputeId) };
     } catch (error) {
       if (isUniqueViolation(error, 'uq_disputes_market_id')) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);

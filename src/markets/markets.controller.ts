@@ -2,7 +2,9 @@ import { Controller, Get, Query } from '@nestjs/common';
 import type { MarketItem } from './market-item';
 import { MarketsService } from './markets.service';
 import { parsePublicMarketQuery } from './public-market-query';
+import { RateLimit } from '../observability/rate-limits';
 
+@RateLimit('public')
 @Controller('oracle/markets')
 export class MarketsController {
   constructor(private readonly markets: MarketsService) {}

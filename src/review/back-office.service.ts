@@ -10,6 +10,7 @@ import type { DecisionType } from '../disputes/dispute-state';
 import { DisputesService } from '../disputes/disputes.service';
 import type { MarketItem } from '../markets/market-item';
 import { MarketsService } from '../markets/markets.service';
+import { MetricsService } from '../observability/metrics.service';
 import { AuditService } from './audit.service';
 import type { ResolveMarketDto } from './review.dto';
 
@@ -28,6 +29,7 @@ export class BackOfficeService {
     private readonly partnerKeys: PartnerKeysService,
     private readonly markets: MarketsService,
     private readonly disputes: DisputesService,
+    private readonly metrics: MetricsService,
   ) {}
 
   createReviewer(actor: AdminActor, name: string, role: AdminRole) {
@@ -113,8 +115,8 @@ export class BackOfficeService {
     });
   }
 
-  recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
-    return this.audit.record(actor, async (manager) => {
+  async recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
+    const decided = await this.audit.record(actor, async (manager) => {
       await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
       const dispute = await this.disputes.getAdminDispute(manager, disputeId);
       return {
@@ -126,6 +128,8 @@ export class BackOfficeService {
         },
       };
     });
+    this.metrics.decisionsRecorded.inc({ type });
+    return decided;
   }
 
   getDispute(id: string): Promise<AdminDispute> {

@@ -15,10 +15,12 @@ import {
   ResolveMarketDto,
 } from './review.dto';
 import { DisputesService } from '../disputes/disputes.service';
+import { RateLimit } from '../observability/rate-limits';
 
 const DEFAULT_PAGE_SIZE = 20;
 
 /** The review back office (contract §4). */
+@RateLimit('admin')
 @Controller('admin')
 export class ReviewController {
   constructor(

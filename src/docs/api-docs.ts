@@ -1,0 +1,40 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ErrorCatalogue } from '../common/error-catalogue';
+
+const ERROR_TABLE = [
+  '| code | msg |',
+  '|---|---|',
+  ...Object.values(ErrorCatalogue).map((entry) => `| ${entry.code} | ${entry.msg} |`),
+].join('\n');
+
+const DESCRIPTION = `
+Settlement records of prediction markets, partner disputes, and the review back office.
+
+**Envelope.** Every response under \`/oracle\` and \`/admin\` (and any unknown path) is HTTP 200 with a JSON
+envelope; success or failure is the \`code\` field only:
+
+- success: \`{"code":0,"msg":"success","data":{...}}\`
+- error: \`{"code":N,"msg":"...","detail":"..."}\` (\`detail\` adds specifics, e.g. every offending field for 4000)
+
+The ops endpoints (\`/health/live\`, \`/health/ready\`, \`/metrics\`) use real HTTP status codes instead.
+Every response carries \`x-request-id\`. Rate-limited routes carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`
+and \`X-RateLimit-Reset\`; over the limit: code 4290 with \`Retry-After\`.
+
+**Error codes.**
+
+${ERROR_TABLE}
+`;
+
+/** The OpenAPI document at /docs-json and its UI at /docs. */
+export function setUpApiDocs(app: INestApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Settlement oracle API')
+    .setDescription(DESCRIPTION)
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key' }, 'partner-key')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Admin or reviewer key, or ADMIN_MASTER_KEY' }, 'admin-key')
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { SqlPool } from '../database/sql-pool';
+
+/**
+ * The Prometheus metrics. The HTTP status is always 200 under the envelope, so requests are
+ * labelled by envelope `code` as well as route. One registry per app instance.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'oracle_http_requests_total',
+    help: 'HTTP requests by method, route and envelope code (HTTP status for ops endpoints)',
+    labelNames: ['method', 'route', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly latency = new Histogram({
+    name: 'oracle_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and envelope code',
+    labelNames: ['method', 'route', 'code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly disputesFiled = new Counter({
+    name: 'oracle_disputes_filed_total',
+    help: 'Disputes filed by partners',
+    registers: [this.registry],
+  });
+
+  readonly decisionsRecorded = new Counter({
+    name: 'oracle_decisions_recorded_total',
+    help: 'Review decisions recorded, by type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(sql: SqlPool) {
+    new Gauge({
+      name: 'oracle_db_pool_connections',
+      help: 'Database pool connections: in_use, idle, and requests waiting for one',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const pool = sql.pool;
+        this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

@@ -1,0 +1,53 @@
+import { ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { hashKey } from '../auth/key-hashing';
+import type { Environment } from '../config/environment';
+import { RedisThrottlerStorage } from './redis-throttler-storage';
+
+export type RateLimitKind = 'public' | 'dispute' | 'admin';
+
+export const RATE_LIMIT = 'rate-limit:kind';
+
+/**
+ * Puts the route under one of the three budgets: `public` per client IP, `dispute` per partner
+ * API key, `admin` per admin credential. Routes without it are not limited (health, metrics).
+ */
+export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
+
+const WINDOW_MS = 60_000;
+
+function kindOf(context: ExecutionContext): RateLimitKind | undefined {
+  return (
+    Reflect.getMetadata(RATE_LIMIT, context.getHandler()) ?? Reflect.getMetadata(RATE_LIMIT, context.getClass())
+  );
+}
+
+function trackerOf(req: Request, kind: RateLimitKind): string {
+  if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
+  if (kind === 'admin') return `admin:${hashKey(req.header('authorization') ?? '')}`;
+  return `ip:${req.ip}`;
+}
+
+/** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
+export function rateLimitOptions(config: ConfigService<Environment, true>): ThrottlerModuleOptions {
+  const perMinute: Record<RateLimitKind, number> = {
+    public: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
+    dispute: config.get('RATE_LIMIT_DISPUTE_PER_MINUTE', { infer: true }),
+    admin: config.get('RATE_LIMIT_ADMIN_PER_MINUTE', { infer: true }),
+  };
+  const redisUrl = config.get('REDIS_URL', { infer: true });
+  return {
+    throttlers: [
+      {
+        name: 'default',
+        ttl: WINDOW_MS,
+        limit: (context) => perMinute[kindOf(context)!],
+        skipIf: (context) => kindOf(context) === undefined,
+        getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
+      },
+    ],
+    storage: redisUrl ? new RedisThrottlerStorage(redisUrl) : undefined,
+  };
+}
