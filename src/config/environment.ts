@@ -58,6 +58,10 @@ export class Environment {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /** Namespace of the rate-limit keys in Redis (instances sharing a budget share it). */
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
+  RATE_LIMIT_REDIS_PREFIX = 'oracle';
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -48,6 +48,8 @@ export function rateLimitOptions(config: ConfigService<Environment, true>): Thro
         getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
       },
     ],
-    storage: redisUrl ? new RedisThrottlerStorage(redisUrl) : undefined,
+    storage: redisUrl
+      ? new RedisThrottlerStorage(redisUrl, config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }))
+      : undefined,
   };
 }

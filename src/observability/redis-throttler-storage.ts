@@ -27,13 +27,16 @@ return { hits, ttl, 0, 0 }`;
 export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly redis: Redis;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true });
     this.redis.defineCommand('throttleHit', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const base = `throttle:${throttlerName}:${key}`;
+    const base = `${this.prefix}:throttle:${throttlerName}:${key}`;
     const [hits, ttlMs, blocked, blockMs] = (await (
       this.redis as Redis & { throttleHit(...args: (string | number)[]): Promise<number[]> }
     ).throttleHit(`${base}:hits`, `${base}:blocked`, ttl, limit, blockDuration > 0 ? blockDuration : ttl)) as number[];

@@ -2,10 +2,13 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { MetricsService } from './metrics.service';
 
-/** The route template a request matched, or "unmatched" (unknown paths must not explode the label set). */
+/**
+ * The route template a request matched, or "unmatched" (unknown paths must not explode the
+ * label set; Nest answers them from a catch-all `{/*splat}` route).
+ */
 export function routeOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+  return typeof path === 'string' && !path.includes('*') ? `${req.baseUrl}${path}` : 'unmatched';
 }
 
 /** The envelope code of a response, or its HTTP status outside the envelope. */

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import request from 'supertest';
+import { Fixtures } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const PUBLIC_LIMIT = 5;
+
+describe('operations: health, metrics, rate limits, docs, shutdown', () => {
+  let t: TestApp;
+  let second: INestApplication;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      RATE_LIMIT_REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}`,
+    });
+    const { createApp } = await import('../src/create-app');
+    second = await createApp();
+    await second.init();
+  });
+
+  afterAll(async () => {
+    await second.close();
+    await t.close();
+  });
+
+  it('answers the probes with real HTTP status codes', async () => {
+    const live = await t.http.get('/health/live');
+    expect(live.status).toBe(200);
+    expect(live.body).toMatchObject({ status: 'ok' });
+    const ready = await t.http.get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+  });
+
+  it('reports not ready (503) while the database refuses connections, and ready again after', async () => {
+    const database = new URL(t.databaseUrl).pathname.slice(1);
+    const server = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await server.connect();
+    try {
+      await server.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`);
+      await server.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+      const notReady = await t.http.get('/health/ready');
+      expect(notReady.status).toBe(503);
+      expect(notReady.body).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
+      expect((await t.http.get('/health/live')).status).toBe(200);
+    } finally {
+      await server.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`);
+      await server.end();
+    }
+    expect((await t.http.get('/health/ready')).status).toBe(200);
+  });
+
+  it('exposes Prometheus metrics by route and envelope code', async () => {
+    await request(second.getHttpServer()).get('/nope');
+    const response = await request(second.getHttpServer()).get('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/plain/);
+    expect(response.text).toMatch(/oracle_http_requests_total\{method="GET",route="unmatched",code="4044"\} 1/);
+    expect(response.text).toMatch(/oracle_http_request_duration_seconds_bucket/);
+    expect(response.text).toMatch(/oracle_db_pool_connections\{state="idle"\}/);
+    expect(response.text).toMatch(/oracle_disputes_filed_total/);
+    expect(response.text).toMatch(/process_resident_memory_bytes/);
+  });
+
+  it('limits the public read per client IP across instances sharing Redis: 4290 with Retry-After', async () => {
+    const instances = [t.http, request(second.getHttpServer())];
+    const responses = [];
+    for (let i = 0; i < PUBLIC_LIMIT + 2; i++) {
+      responses.push(await instances[i % 2].get('/oracle/markets/public?slug=a&source=b'));
+    }
+    expect(responses[0].headers['x-ratelimit-limit']).toBe(String(PUBLIC_LIMIT));
+    expect(responses[0].headers['x-ratelimit-remaining']).toBe(String(PUBLIC_LIMIT - 1));
+    expect(Number(responses[0].headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    expect(responses.slice(0, PUBLIC_LIMIT).every((r) => r.body.code === 0)).toBe(true);
+    const limited = responses[PUBLIC_LIMIT];
+    expect(limited.status).toBe(200);
+    expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: 'too many requests' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Other budgets are separate: dispute submission is limited per key, not by this IP's reads.
+    const partner = await new Fixtures(t.dataSource).partner('limits');
+    const dispute = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey).send({});
+    expect(dispute.body.code).toBe(4000);
+  });
+
+  it('documents every route the app serves in the OpenAPI document', async () => {
+    const response = await t.http.get('/docs-json');
+    expect(response.status).toBe(200);
+    const documented = new Set(
+      Object.entries(response.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+        Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+      ),
+    );
+    const router = t.app.getHttpAdapter().getInstance().router as {
+      stack: { route?: { path: string; methods: Record<string, boolean> } }[];
+    };
+    const served = router.stack
+      .filter((layer) => layer.route)
+      .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`))
+      .filter((route) => !route.includes('/docs') && !route.includes('*'));
+    expect(served.length).toBeGreaterThan(15);
+    for (const route of served) expect(documented).toContain(route);
+    expect(response.body.components.securitySchemes).toMatchObject({
+      'partner-key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      'admin-key': { type: 'http', scheme: 'bearer' },
+    });
+    expect(response.body.info.description).toContain('| 4091 | market already has a dispute |');
+  });
+
+  it('sets security headers on API routes', async () => {
+    const response = await t.http.get('/oracle/markets/public?slug=x&source=y');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('lets an in-flight request finish when the app closes', async () => {
+    const { createApp } = await import('../src/create-app');
+    const closing = await createApp();
+    await closing.listen(0);
+    const blocker = new pg.Client({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE markets IN ACCESS EXCLUSIVE MODE');
+    const inFlight = request(closing.getHttpServer()).get('/oracle/markets/public?slug=slow&source=acme');
+    const pending = inFlight.then((response) => response);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closed = closing.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+    const response = await pending;
+    await closed;
+    expect(response.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });
+  });
+});
