@@ -1,4 +1,3 @@
-import type { INestApplication } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -40,5 +39,3 @@ export function trustProxy(value: string): boolean | number | string {
   if (/^\d+$/.test(value)) return Number(value);
   return value;
 }
-
-export type App = INestApplication;

@@ -59,10 +59,6 @@ export class ReviewersService {
     return manager.find(Reviewer, { order: { id: 'ASC' } });
   }
 
-  async countReviewers(manager: EntityManager): Promise<number> {
-    return manager.count(Reviewer);
-  }
-
   /** Revokes a reviewer's key (idempotent): it stops working at once on every instance. */
   async revokeReviewer(manager: EntityManager, id: string): Promise<Reviewer> {
     const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });

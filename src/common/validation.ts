@@ -1,11 +1,17 @@
-import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { IsDefined, IsString, Length, ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { parseRfc3339 } from './rfc3339';
 
 /** Trims string input; leaves other types for the validators to reject. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+
+/** A required string, trimmed, then 1 to `max` characters long (4000 otherwise). */
+export function RequiredText(max: number): PropertyDecorator {
+  const message = `$property must be a non-empty string of at most ${max} characters`;
+  return applyDecorators(IsDefined(), Trim(), IsString({ message }), Length(1, max, { message }));
+}
 
 /**
  * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits

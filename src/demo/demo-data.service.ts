@@ -55,10 +55,12 @@ export class DemoDataService implements OnApplicationBootstrap {
     const { apiKey, partner } = await this.dataSource.transaction((manager) =>
       this.partnerKeys.createPartner(manager, DEMO_SOURCE, 'Demo Partner'),
     );
+    const ids = new Map<string, string>();
     await this.dataSource.transaction(async (manager) => {
       await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
       for (const slug of ['btc-above-100k-2026', 'eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
         const id = await this.markets.createMarket(manager, DEMO_SOURCE, slug);
+        ids.set(slug, id);
         await this.markets.resolveMarket(manager, id, {
           verdict: 'YES',
           confidence: 'HIGH',
@@ -73,9 +75,8 @@ export class DemoDataService implements OnApplicationBootstrap {
     });
     const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId: '0' };
     for (const slug of ['eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
-      const [{ id }] = await this.dataSource.query('SELECT id FROM markets WHERE source = $1 AND slug = $2', [DEMO_SOURCE, slug]);
       const { dispute_id } = await this.disputes.submitDispute(partnerIdentity, {
-        market_id: Number(id),
+        market_id: Number(ids.get(slug)),
         submitter_id: 'demo-user-42',
         submitter_name: 'Demo User',
         submitter_selection: 'NO',

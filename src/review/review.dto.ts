@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
-import { IsRfc3339, Trim } from '../common/validation';
+import { IsRfc3339, RequiredText } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, type Chain, type Confidence } from '../markets/market-state';
@@ -24,10 +24,7 @@ const text = (max: number) => `$property must be a non-empty string of at most $
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
 
 export class CreateReviewerDto {
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(200) })
-  @Length(1, 200, { message: text(200) })
+  @RequiredText(200)
   name: string;
 
   @IsDefined()
@@ -36,27 +33,18 @@ export class CreateReviewerDto {
 }
 
 export class CreatePartnerDto {
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(SOURCE_MAX_LENGTH) })
-  @Length(1, SOURCE_MAX_LENGTH, { message: text(SOURCE_MAX_LENGTH) })
+  @RequiredText(SOURCE_MAX_LENGTH)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
     message: '$property must start with a letter or digit and hold only letters, digits, ".", "_" and "-"',
   })
   source: string;
 
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(200) })
-  @Length(1, 200, { message: text(200) })
+  @RequiredText(200)
   name: string;
 }
 
 export class CreateMarketDto {
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(SOURCE_MAX_LENGTH) })
-  @Length(1, SOURCE_MAX_LENGTH, { message: text(SOURCE_MAX_LENGTH) })
+  @RequiredText(SOURCE_MAX_LENGTH)
   source: string;
 
   @IsDefined()
@@ -71,28 +59,19 @@ export class ProofDto {
   @IsIn(CHAINS, { message: oneOf(CHAINS) })
   chain: Chain;
 
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(200) })
-  @Length(1, 200, { message: text(200) })
+  @RequiredText(200)
   tx_hash: string;
 }
 
 export class ResolveMarketDto {
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(200) })
-  @Length(1, 200, { message: text(200) })
+  @RequiredText(200)
   verdict: string;
 
   @IsDefined()
   @IsIn(CONFIDENCES, { message: oneOf(CONFIDENCES) })
   confidence: Confidence;
 
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(10000) })
-  @Length(1, 10000, { message: text(10000) })
+  @RequiredText(10000)
   reasoning: string;
 
   @IsDefined()
@@ -113,10 +92,7 @@ export class DecisionDto {
   @IsIn(DECISION_TYPES, { message: oneOf(DECISION_TYPES) })
   type: DecisionType;
 
-  @IsDefined()
-  @Trim()
-  @IsString({ message: text(4000) })
-  @Length(1, 4000, { message: text(4000) })
+  @RequiredText(4000)
   reason_text: string;
 }
 
