@@ -111,6 +111,38 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(response.body.info.description).toContain('| 4091 | market already has a dispute |');
   });
 
+  it('documents the envelope, every field with an example, and the codes of each route', async () => {
+    const { body: document } = await t.http.get('/docs-json');
+    type Schema = { type?: string; example?: unknown; $ref?: string; items?: Schema; allOf?: Schema[]; properties?: Record<string, Schema> };
+    const schemas = document.components.schemas as Record<string, Schema>;
+
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      if (!path.startsWith('/oracle') && !path.startsWith('/admin')) continue;
+      for (const operation of Object.values(methods)) {
+        const ok = operation.responses['200'];
+        expect(ok.description).toMatch(/Error codes: `\d{4}`/);
+        const [success, error] = ok.content['application/json'].schema.oneOf;
+        expect(success.properties).toMatchObject({ code: { enum: [0] }, msg: { enum: ['success'] }, data: { $ref: expect.any(String) } });
+        expect(error).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+        const body = operation.requestBody?.content['application/json'].schema;
+        if (body) expect(schemas[body.$ref.split('/').pop()].properties).toBeDefined();
+      }
+    }
+
+    const missing: string[] = [];
+    for (const [name, schema] of Object.entries(schemas)) {
+      for (const [field, property] of Object.entries(schema.properties ?? {})) {
+        const scalar = property.type !== undefined && property.type !== 'array' && property.type !== 'object';
+        if (scalar && property.example === undefined) missing.push(`${name}.${field}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(Object.keys(schemas['MarketItem'].properties!)).toEqual([
+      'id', 'source', 'slug', 'status', 'verdict', 'resolved_at', 'confidence', 'reasoning', 'proofs', 'disputes',
+    ]);
+    expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({ type: 'integer', format: 'int64', example: 2 });
+  });
+
   it('sets security headers on API routes', async () => {
     const response = await t.http.get('/oracle/markets/public?slug=x&source=y');
     expect(response.headers['x-content-type-options']).toBe('nosniff');

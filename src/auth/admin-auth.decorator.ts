@@ -1,4 +1,6 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth } from '@nestjs/swagger';
+import { ADMIN_KEY_SCHEME } from '../docs/api-docs';
 import type { ServiceRequest } from '../common/request-context';
 import type { AdminRole } from './reviewer.entity';
 import type { AdminActor } from './reviewers.service';
@@ -7,9 +9,10 @@ export const ADMIN_AUTH = 'auth:admin';
 
 /**
  * The route needs an admin `Authorization: Bearer` credential with at least this role:
- * `reviewer` routes are open to both roles, `admin` routes to admins only.
+ * `reviewer` routes are open to both roles, `admin` routes to admins only. AdminGuard enforces it;
+ * the OpenAPI document shows the route under the bearer scheme.
  */
-export const AdminAuth = (role: AdminRole) => SetMetadata(ADMIN_AUTH, role);
+export const AdminAuth = (role: AdminRole) => applyDecorators(SetMetadata(ADMIN_AUTH, role), ApiBearerAuth(ADMIN_KEY_SCHEME));
 
 /** The admin caller of this request. */
 export const CurrentActor = createParamDecorator(

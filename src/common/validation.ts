@@ -1,4 +1,5 @@
 import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsString, Length, ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
@@ -7,10 +8,19 @@ import { parseRfc3339 } from './rfc3339';
 /** Trims string input; leaves other types for the validators to reject. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
-/** A required string, trimmed, then 1 to `max` characters long (4000 otherwise). */
+/**
+ * A required string, trimmed, then 1 to `max` characters long (4000 otherwise); the OpenAPI
+ * document states the same bounds.
+ */
 export function RequiredText(max: number): PropertyDecorator {
   const message = `$property must be a non-empty string of at most ${max} characters`;
-  return applyDecorators(IsDefined(), Trim(), IsString({ message }), Length(1, max, { message }));
+  return applyDecorators(
+    IsDefined(),
+    Trim(),
+    IsString({ message }),
+    Length(1, max, { message }),
+    ApiProperty({ type: String, minLength: 1, maxLength: max, description: `Trimmed, then 1 to ${max} characters` }),
+  );
 }
 
 /**

@@ -1,10 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
 import { RateLimit } from '../observability/rate-limits';
+import { ApiEnvelope } from '../docs/api-envelope.decorator';
+import { DisputeSubmitted } from '../docs/responses.schema';
 
+@ApiTags('partner')
 @RateLimit('dispute')
 @Controller('oracle/markets/dispute')
 export class DisputesController {
@@ -14,6 +18,17 @@ export class DisputesController {
   @Post('submit')
   @HttpCode(200)
   @PartnerAuth()
+  @ApiEnvelope(DisputeSubmitted, 'File a dispute against a resolved market of your source', [
+    'API_KEY_REQUIRED',
+    'API_KEY_INVALID',
+    'MALFORMED_JSON',
+    'PAYLOAD_TOO_LARGE',
+    'INVALID_REQUEST',
+    'MARKET_NOT_FOUND',
+    'MARKET_OTHER_SOURCE',
+    'MARKET_NOT_RESOLVED',
+    'MARKET_ALREADY_DISPUTED',
+  ])
   async submitDispute(
     @CurrentPartner() partner: AuthenticatedPartner,
     @Body() body: SubmitDisputeDto,

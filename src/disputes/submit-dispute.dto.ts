@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsDefined } from 'class-validator';
 import { IsSafeId, RequiredText, ToSafeId } from '../common/validation';
@@ -10,24 +11,42 @@ export const REASON_MAX = 4000;
 
 /** submit_dispute's body (spec §4.2, contract §2). */
 export class SubmitDisputeDto {
+  /**
+   * The market's id as get_public_market returns it (a JSON integer or a string of digits).
+   * @example 2
+   */
+  @ApiProperty({ type: 'integer', format: 'int64' })
   @IsDefined()
   @ToSafeId()
   @IsSafeId()
   market_id: number;
 
+  /**
+   * The end user's unique id on the partner's side.
+   * @example "user-4711"
+   */
   @RequiredText(SUBMITTER_ID_MAX)
   submitter_id: string;
 
+  /** @example "Jane Doe" */
   @RequiredText(SUBMITTER_NAME_MAX)
   submitter_name: string;
 
+  /**
+   * The outcome the submitter claims is correct.
+   * @example "NO"
+   */
   @RequiredText(SELECTION_MAX)
   submitter_selection: string;
 
+  /** @example "The close was below 100k on the reference exchange." */
   @RequiredText(REASON_MAX)
   reason_text: string;
 
-  /** Omitted or not a valid RFC 3339 timestamp: the server's time is used (spec §4.2). */
+  /**
+   * RFC 3339 timestamp; omitted or not a valid one, the server's time is used (spec §4.2).
+   * @example "2026-11-02T08:00:00Z"
+   */
   @Allow()
   @Transform(({ value }: { value: unknown }) => parseRfc3339(value))
   submitted_at?: Date;

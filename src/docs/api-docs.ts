@@ -2,6 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorCatalogue } from '../common/error-catalogue';
 
+export const PARTNER_KEY_SCHEME = 'partner-key';
+export const ADMIN_KEY_SCHEME = 'admin-key';
+
 const ERROR_TABLE = [
   '| code | msg |',
   '|---|---|',
@@ -32,8 +35,8 @@ export function setUpApiDocs(app: INestApplication): void {
     .setTitle('Settlement oracle API')
     .setDescription(DESCRIPTION)
     .setVersion('1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key' }, 'partner-key')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Admin or reviewer key, or ADMIN_MASTER_KEY' }, 'admin-key')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key' }, PARTNER_KEY_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'soa_ key', description: 'Admin or reviewer key, or ADMIN_MASTER_KEY' }, ADMIN_KEY_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

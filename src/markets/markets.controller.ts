@@ -1,9 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope } from '../docs/api-envelope.decorator';
+import { PublicMarketData } from '../docs/responses.schema';
 import type { MarketItem } from './market-item';
 import { MarketsService } from './markets.service';
 import { parsePublicMarketQuery } from './public-market-query';
 import { RateLimit } from '../observability/rate-limits';
 
+@ApiTags('partner')
 @RateLimit('public')
 @Controller('oracle/markets')
 export class MarketsController {
@@ -11,6 +15,13 @@ export class MarketsController {
 
   /** get_public_market (spec §4.1). */
   @Get('public')
+  @ApiEnvelope(PublicMarketData, 'A market\'s settlement record, by slug and source (no authentication)', [
+    'SLUG_REQUIRED',
+    'SOURCE_REQUIRED',
+    'INVALID_REQUEST',
+  ])
+  @ApiQuery({ name: 'slug', type: String, required: true, example: 'btc-above-100k-2026', description: 'Market slug; leading and trailing "/" are ignored' })
+  @ApiQuery({ name: 'source', type: String, required: true, example: 'demo', description: 'The partner-specific source identifier' })
   async getPublicMarket(@Query() query: Record<string, unknown>): Promise<{ markets: MarketItem[] }> {
     return { markets: await this.markets.findPublicMarkets(parsePublicMarketQuery(query)) };
   }

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ParseIdPipe } from '../common/validation';
@@ -16,10 +17,18 @@ import {
 } from './review.dto';
 import { DisputesService } from '../disputes/disputes.service';
 import { RateLimit } from '../observability/rate-limits';
+import { ApiEnvelope } from '../docs/api-envelope.decorator';
+import type { ErrorName } from '../common/error-catalogue';
+import * as Schemas from '../docs/responses.schema';
 
 const DEFAULT_PAGE_SIZE = 20;
 
+/** Codes every admin route can answer with: credentials, role, malformed input. */
+const READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
+const WRITE: ErrorName[] = [...READ, 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE'];
+
 /** The review back office (contract §4). */
+@ApiTags('admin')
 @RateLimit('admin')
 @Controller('admin')
 export class ReviewController {
@@ -32,18 +41,21 @@ export class ReviewController {
   @Post('reviewers')
   @HttpCode(200)
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account; its key is shown once', WRITE)
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto) {
     return this.backOffice.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts', READ)
   async listReviewers() {
     return { reviewers: await this.backOffice.listReviewers() };
   }
 
   @Delete('reviewers/:id')
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'ROUTE_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string) {
     return this.backOffice.revokeReviewer(actor, id);
   }
@@ -51,12 +63,14 @@ export class ReviewController {
   @Post('partners')
   @HttpCode(200)
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.CreatedPartner, 'Register a partner source with its first API key (shown once)', [...WRITE, 'ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto) {
     return this.backOffice.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.PartnerList, 'List partners and their keys (prefixes only)', READ)
   async listPartners() {
     return { partners: await this.backOffice.listPartners() };
   }
@@ -64,12 +78,14 @@ export class ReviewController {
   @Post('partners/:source/keys')
   @HttpCode(200)
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.IssuedKey, 'Issue another API key for a partner (shown once)', [...WRITE, 'PARTNER_NOT_FOUND'])
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string) {
     return this.backOffice.issueKey(actor, source);
   }
 
   @Delete('partners/:source/keys/:key_id')
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...READ, 'PARTNER_NOT_FOUND', 'ROUTE_NOT_FOUND'])
   revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('key_id', ParseIdPipe) keyId: string) {
     return this.backOffice.revokeKey(actor, source, keyId);
   }
@@ -77,6 +93,7 @@ export class ReviewController {
   @Post('markets')
   @HttpCode(200)
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.MarketItem, 'Create a market in `monitoring`', [...WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
   createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto) {
     return this.backOffice.createMarket(actor, body.source, body.slug);
   }
@@ -84,12 +101,14 @@ export class ReviewController {
   @Post('markets/:id/resolve')
   @HttpCode(200)
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
   resolveMarket(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: ResolveMarketDto) {
     return this.backOffice.resolveMarket(actor, id, body);
   }
 
   @Get('disputes')
   @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue, oldest first, filtered by status', READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
@@ -102,6 +121,7 @@ export class ReviewController {
 
   @Get('disputes/:id')
   @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.AdminDispute, 'One dispute with its market and submitter', [...READ, 'DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string) {
     return this.backOffice.getDispute(id);
   }
@@ -109,12 +129,14 @@ export class ReviewController {
   @Post('disputes/:id/decision')
   @HttpCode(200)
   @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.AdminDispute, 'Close an open dispute with a keep or override decision', [...WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: DecisionDto) {
     return this.backOffice.recordDecision(actor, id, body.type, body.reason_text);
   }
 
   @Get('audit')
   @AdminAuth('admin')
+  @ApiEnvelope(Schemas.AuditPage, 'The audit log of admin writes, newest first', READ)
   async listAudit(@Query() query: PageQueryDto) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const { events, hasMore } = await this.audit.list({

@@ -24,29 +24,47 @@ const text = (max: number) => `$property must be a non-empty string of at most $
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
 
 export class CreateReviewerDto {
+  /** @example "alice" */
   @RequiredText(200)
   name: string;
 
+  /**
+   * `admin` may do everything; `reviewer` may read disputes and record decisions.
+   * @example "reviewer"
+   */
   @IsDefined()
   @IsIn(ADMIN_ROLES, { message: oneOf(ADMIN_ROLES) })
   role: AdminRole;
 }
 
 export class CreatePartnerDto {
+  /**
+   * The partner's source identifier, issued at integration time.
+   * @example "acme"
+   */
   @RequiredText(SOURCE_MAX_LENGTH)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
     message: '$property must start with a letter or digit and hold only letters, digits, ".", "_" and "-"',
   })
   source: string;
 
+  /** @example "Acme Markets Ltd." */
   @RequiredText(200)
   name: string;
 }
 
 export class CreateMarketDto {
+  /**
+   * An existing partner's source.
+   * @example "acme"
+   */
   @RequiredText(SOURCE_MAX_LENGTH)
   source: string;
 
+  /**
+   * Unique within the source; leading and trailing spaces and "/" are removed.
+   * @example "btc-above-100k-2026"
+   */
   @IsDefined()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeSlug(value) : value))
   @IsString({ message: text(SLUG_MAX_LENGTH) })
@@ -55,25 +73,31 @@ export class CreateMarketDto {
 }
 
 export class ProofDto {
+  /** @example "base" */
   @IsDefined()
   @IsIn(CHAINS, { message: oneOf(CHAINS) })
   chain: Chain;
 
+  /** @example "0x8f2a559490c1c3a6a1b7b7d3a1e3f1c2b4d5e6f708192a3b4c5d6e7f8091a2b3" */
   @RequiredText(200)
   tx_hash: string;
 }
 
 export class ResolveMarketDto {
+  /** @example "YES" */
   @RequiredText(200)
   verdict: string;
 
+  /** @example "HIGH" */
   @IsDefined()
   @IsIn(CONFIDENCES, { message: oneOf(CONFIDENCES) })
   confidence: Confidence;
 
+  /** @example "BTC/USD closed at 101,250 on the reference exchange on 2026-10-31." */
   @RequiredText(10000)
   reasoning: string;
 
+  /** 1 to 20 on-chain proofs, kept in this order. */
   @IsDefined()
   @IsArray({ message: '$property must be an array of 1 to 20 proofs' })
   @ArrayMinSize(1, { message: '$property must be an array of 1 to 20 proofs' })
@@ -82,16 +106,25 @@ export class ResolveMarketDto {
   @Type(() => ProofDto)
   proofs: ProofDto[];
 
+  /**
+   * RFC 3339 timestamp; the server's time when omitted.
+   * @example "2026-11-01T12:00:00Z"
+   */
   @IsOptional()
   @IsRfc3339()
   resolved_at?: string;
 }
 
 export class DecisionDto {
+  /**
+   * `keep` retains the market's verdict; `override` adopts the submitter's selection.
+   * @example "keep"
+   */
   @IsDefined()
   @IsIn(DECISION_TYPES, { message: oneOf(DECISION_TYPES) })
   type: DecisionType;
 
+  /** @example "The official source confirms the close above 100k." */
   @RequiredText(4000)
   reason_text: string;
 }
@@ -99,6 +132,10 @@ export class DecisionDto {
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value);
 
 export class PageQueryDto {
+  /**
+   * Page size, 1 to 100 (20 when omitted).
+   * @example 20
+   */
   @IsOptional()
   @Transform(toInt)
   @IsInt({ message: '$property must be an integer from 1 to 100' })
@@ -106,12 +143,17 @@ export class PageQueryDto {
   @Max(100, { message: '$property must be an integer from 1 to 100' })
   limit?: number;
 
+  /** The `next_cursor` of the previous page. */
   @IsOptional()
   @IsString({ message: '$property must be given once' })
   cursor?: string;
 }
 
 export class DisputeQueueQueryDto extends PageQueryDto {
+  /**
+   * Only disputes in this status (all when omitted).
+   * @example "open"
+   */
   @IsOptional()
   @IsIn(DISPUTE_STATUSES, { message: oneOf(DISPUTE_STATUSES) })
   status?: DisputeStatus;

@@ -1,0 +1,372 @@
+/**
+ * The shapes of the envelopes' `data`, for the OpenAPI document only: the handlers build these
+ * objects in SQL (markets/market-item.ts, disputes/admin-dispute.ts), so nothing here is used at
+ * run time. The swagger CLI plugin (nest-cli.json) turns the property types and the comments,
+ * with their `@example` tags, into the document's schemas.
+ */
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Ids are PostgreSQL bigints, sent as JSON integers. */
+const Int64 = () => ApiProperty({ type: 'integer', format: 'int64' });
+
+export class ErrorEnvelope {
+  /**
+   * A non-zero code from the catalogue.
+   * @example 4100
+   */
+  code: number;
+
+  /**
+   * The catalogue message of the code.
+   * @example "slug is required"
+   */
+  msg: string;
+
+  /**
+   * Specifics, often equal to msg; for 4000 every offending field.
+   * @example "slug is required"
+   */
+  detail: string;
+}
+
+export class ProofItem {
+  /** @example "base" */
+  chain: 'base' | 'bsc';
+
+  /** @example "0x8f2a559490c1c3a6a1b7b7d3a1e3f1c2b4d5e6f708192a3b4c5d6e7f8091a2b3" */
+  tx_hash: string;
+}
+
+export class Decision {
+  /** @example "keep" */
+  type: 'keep' | 'override';
+
+  /**
+   * For `override` the dispute's submitter_selection; for `keep` the market's verdict.
+   * @example "YES"
+   */
+  partner_final_verdict: string;
+
+  /** @example "The official source confirms the close above 100k." */
+  reason_text: string;
+
+  /**
+   * RFC 3339 UTC timestamp, milliseconds precision.
+   * @example "2026-11-03T09:30:00.000Z"
+   */
+  decided_at: string;
+}
+
+export class AdminDecision extends Decision {
+  /**
+   * The name of the reviewer who decided (`master` for ADMIN_MASTER_KEY).
+   * @example "alice"
+   */
+  decided_by: string;
+}
+
+export class DisputeItem {
+  /** @example 17 */
+  @Int64()
+  id: number;
+
+  /** @example "closed" */
+  status: 'open' | 'closed';
+
+  /** @example "NO" */
+  submitter_selection: string;
+
+  /** @example "The close was below 100k on the reference exchange." */
+  reason_text: string;
+
+  /**
+   * RFC 3339 UTC timestamp.
+   * @example "2026-11-02T08:00:00.000Z"
+   */
+  submitted_at: string;
+
+  /** Present only when the dispute is `closed`. */
+  decision: Decision | null;
+}
+
+export class MarketItem {
+  /** @example 2 */
+  @Int64()
+  id: number;
+
+  /** @example "demo" */
+  source: string;
+
+  /** @example "btc-above-100k-2026" */
+  slug: string;
+
+  /** @example "resolved" */
+  status: 'monitoring' | 'resolved' | 'disputed' | 'closed';
+
+  /**
+   * Populated once the market is resolved; null while monitoring.
+   * @example "YES"
+   */
+  verdict: string | null;
+
+  /**
+   * RFC 3339 UTC timestamp; null while monitoring.
+   * @example "2026-11-01T12:00:00.000Z"
+   */
+  resolved_at: string | null;
+
+  /**
+   * Populated once the market is resolved; null while monitoring.
+   * @example "HIGH"
+   */
+  confidence: 'VERY_HIGH' | 'HIGH' | 'MEDIUM' | 'LOW' | 'VERY_LOW' | null;
+
+  /**
+   * Populated once the market is resolved; null while monitoring.
+   * @example "BTC/USD closed at 101,250 on the reference exchange on 2026-10-31."
+   */
+  reasoning: string | null;
+
+  /** On-chain proofs, in the order they were recorded; empty while monitoring. */
+  proofs: ProofItem[];
+
+  /** null (never an empty array) when the market has no dispute. */
+  disputes: DisputeItem[] | null;
+}
+
+export class PublicMarketData {
+  /** Empty when no market matches slug and source. */
+  markets: MarketItem[];
+}
+
+export class DisputeSubmitted {
+  /** @example 17 */
+  @Int64()
+  dispute_id: number;
+}
+
+export class AdminDispute {
+  /** @example 17 */
+  @Int64()
+  id: number;
+
+  /**
+   * The dispute's status.
+   * @example "open"
+   */
+  status: 'open' | 'closed';
+
+  /** @example "NO" */
+  submitter_selection: string;
+
+  /** @example "The close was below 100k on the reference exchange." */
+  reason_text: string;
+
+  /** @example "2026-11-02T08:00:00.000Z" */
+  submitted_at: string;
+
+  decision: AdminDecision | null;
+
+  /** @example 2 */
+  @Int64()
+  market_id: number;
+
+  /** @example "demo" */
+  source: string;
+
+  /** @example "btc-above-100k-2026" */
+  slug: string;
+
+  /**
+   * The market's current verdict.
+   * @example "YES"
+   */
+  verdict: string | null;
+
+  /**
+   * The market's status (the dispute's is `status`).
+   * @example "disputed"
+   */
+  market_status: 'monitoring' | 'resolved' | 'disputed' | 'closed';
+
+  /** @example "user-4711" */
+  submitter_id: string;
+
+  /** @example "Jane Doe" */
+  submitter_name: string;
+}
+
+export class DisputeQueue {
+  /** Oldest first. */
+  disputes: AdminDispute[];
+
+  /**
+   * Pass as `cursor` for the next page; null on the last page.
+   * @example "aWQ6MTc"
+   */
+  next_cursor: string | null;
+}
+
+export class CreatedReviewer {
+  /** @example 3 */
+  @Int64()
+  id: number;
+
+  /** @example "alice" */
+  name: string;
+
+  /** @example "reviewer" */
+  role: 'admin' | 'reviewer';
+
+  /**
+   * Shown once; only its hash is stored.
+   * @example "soa_3q2E8lQy0mFZb4Tt0x1Wc9sYpKf7HnVd"
+   */
+  api_key: string;
+}
+
+export class Reviewer {
+  /** @example 3 */
+  @Int64()
+  id: number;
+
+  /** @example "alice" */
+  name: string;
+
+  /** @example "reviewer" */
+  role: 'admin' | 'reviewer';
+
+  /** @example "2026-11-01T10:00:00.000Z" */
+  created_at: string;
+
+  /**
+   * null while the key works.
+   * @example "2026-11-04T10:00:00.000Z"
+   */
+  revoked_at: string | null;
+}
+
+export class ReviewerList {
+  reviewers: Reviewer[];
+}
+
+export class RevokedReviewer {
+  /** @example 3 */
+  @Int64()
+  id: number;
+
+  /** @example "2026-11-04T10:00:00.000Z" */
+  revoked_at: string;
+}
+
+export class CreatedPartner {
+  /** @example "acme" */
+  source: string;
+
+  /** @example "Acme Markets Ltd." */
+  name: string;
+
+  /** @example 5 */
+  @Int64()
+  key_id: number;
+
+  /**
+   * Shown once; only its hash is stored.
+   * @example "sok_Vb0xq9Lr2mT8sN4cY7wK1eH5uJ3pA6dF"
+   */
+  api_key: string;
+}
+
+export class PartnerKey {
+  /** @example 5 */
+  @Int64()
+  key_id: number;
+
+  /**
+   * The first characters of the key, to tell keys apart.
+   * @example "sok_Vb0xq9Lr"
+   */
+  prefix: string;
+
+  /** @example "2026-11-01T10:00:00.000Z" */
+  created_at: string;
+
+  /**
+   * null while the key works.
+   * @example "2026-11-04T10:00:00.000Z"
+   */
+  revoked_at: string | null;
+}
+
+export class Partner {
+  /** @example "acme" */
+  source: string;
+
+  /** @example "Acme Markets Ltd." */
+  name: string;
+
+  /** @example "2026-11-01T10:00:00.000Z" */
+  created_at: string;
+
+  keys: PartnerKey[];
+}
+
+export class PartnerList {
+  partners: Partner[];
+}
+
+export class IssuedKey {
+  /** @example 6 */
+  @Int64()
+  key_id: number;
+
+  /**
+   * Shown once; only its hash is stored.
+   * @example "sok_Qm3Zt8Kc1Rw5Xy0Np7Lh2Vg4Bs6Jd9Fe"
+   */
+  api_key: string;
+}
+
+export class RevokedKey {
+  /** @example 5 */
+  @Int64()
+  key_id: number;
+
+  /** @example "2026-11-04T10:00:00.000Z" */
+  revoked_at: string;
+}
+
+export class AuditEvent {
+  /** @example 42 */
+  @Int64()
+  id: number;
+
+  /** @example "2026-11-03T09:30:00.000Z" */
+  at: string;
+
+  /**
+   * The reviewer's name (`master` for ADMIN_MASTER_KEY).
+   * @example "alice"
+   */
+  actor: string;
+
+  /** @example "dispute.decided" */
+  action: string;
+
+  /** @example "dispute:17" */
+  target: string;
+
+  /**
+   * What the write changed, and the actor's id.
+   * @example {"actor_id":3,"type":"keep","market_id":2,"partner_final_verdict":"YES"}
+   */
+  details: Record<string, unknown>;
+}
+
+export class AuditPage {
+  /** Newest first. */
+  events: AuditEvent[];
+
+  /** @example "aWQ6NDI" */
+  next_cursor: string | null;
+}
