@@ -140,6 +140,10 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(Object.keys(schemas['MarketItem'].properties!)).toEqual([
       'id', 'source', 'slug', 'status', 'verdict', 'resolved_at', 'confidence', 'reasoning', 'proofs', 'disputes',
     ]);
+    expect(Object.keys(schemas['AdminDispute'].properties!).sort()).toEqual(
+      ['id', 'status', 'submitter_selection', 'reason_text', 'submitted_at', 'decision', 'market_id', 'source', 'slug', 'verdict',
+        'market_status', 'submitter_id', 'submitter_name'].sort(),
+    );
     expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({ type: 'integer', format: 'int64', example: 2 });
   });
 

@@ -4,7 +4,7 @@
  * run time. The swagger CLI plugin (nest-cli.json) turns the property types and the comments,
  * with their `@example` tags, into the document's schemas.
  */
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 
 /** Ids are PostgreSQL bigints, sent as JSON integers. */
 const Int64 = () => ApiProperty({ type: 'integer', format: 'int64' });
@@ -145,26 +145,9 @@ export class DisputeSubmitted {
   dispute_id: number;
 }
 
-export class AdminDispute {
-  /** @example 17 */
-  @Int64()
-  id: number;
-
-  /**
-   * The dispute's status.
-   * @example "open"
-   */
-  status: 'open' | 'closed';
-
-  /** @example "NO" */
-  submitter_selection: string;
-
-  /** @example "The close was below 100k on the reference exchange." */
-  reason_text: string;
-
-  /** @example "2026-11-02T08:00:00.000Z" */
-  submitted_at: string;
-
+/** The public dispute_item plus its market and submitter (contract §4). */
+export class AdminDispute extends OmitType(DisputeItem, ['decision'] as const) {
+  /** Present only when the dispute is `closed`. */
   decision: AdminDecision | null;
 
   /** @example 2 */
