@@ -4,6 +4,7 @@ import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { hashKey } from '../auth/key-hashing';
 import type { Environment } from '../config/environment';
+import { MemoryThrottlerStorage } from './memory-throttler-storage';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 export type RateLimitKind = 'public' | 'dispute' | 'admin';
@@ -50,6 +51,6 @@ export function rateLimitOptions(config: ConfigService<Environment, true>): Thro
     ],
     storage: redisUrl
       ? new RedisThrottlerStorage(redisUrl, config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }))
-      : undefined,
+      : new MemoryThrottlerStorage(),
   };
 }
