@@ -20,6 +20,15 @@ export async function createApp(): Promise<NestExpressApplication> {
   const config = app.get(ConfigService<Environment, true>);
 
   app.disable('x-powered-by');
+  // No conditional requests: Express answers a matching If-None-Match (`*` matches anything)
+  // or If-Modified-Since with a bodiless 304, and every answer here is an envelope with HTTP
+  // 200 (spec §1). Without ETags, no body is hashed either.
+  app.disable('etag');
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    delete req.headers['if-none-match'];
+    delete req.headers['if-modified-since'];
+    next();
+  });
   app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
   const corsOrigins = config.get('CORS_ORIGINS', { infer: true });
   if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
