@@ -62,6 +62,19 @@ export class Environment {
   @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
   RATE_LIMIT_REDIS_PREFIX = 'oracle';
 
+  /** How long a cached public record may be served; the safety net behind eviction on change. 0: no cache. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  PUBLIC_CACHE_TTL_MS = 5000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  PUBLIC_CACHE_MAX_ENTRIES = 20000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -55,7 +55,7 @@ export class DisputesService {
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto): Promise<{ dispute_id: number }> {
     try {
-      const disputeId = await this.dataSource.transaction(async (manager) => {
+      const { disputeId, changed } = await this.dataSource.transaction(async (manager) => {
         const marketId = String(input.market_id);
         const market = await this.markets.lockMarket(manager, marketId);
         const hasDispute = await manager.exists(Dispute, { where: { marketId } });
@@ -70,8 +70,9 @@ export class DisputesService {
           submittedAt: input.submitted_at ?? new Date(),
         });
         await this.markets.setStatus(manager, marketId, 'disputed');
-        return String(identifiers[0].id);
+        return { disputeId: String(identifiers[0].id), changed: await this.markets.changing(manager, market) };
       });
+      await changed();
       this.metrics.disputesFiled.inc();
       return { dispute_id: Number(disputeId) };
     } catch (error) {

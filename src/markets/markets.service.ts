@@ -7,6 +7,7 @@ import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
 import { Market } from './market.entity';
 import { Proof } from './proof.entity';
+import { PublicMarketCache } from './public-market-cache';
 import type { PublicMarketQuery } from './public-market-query';
 
 const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
@@ -16,6 +17,7 @@ const MARKET_BY_ID_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHER
 export interface LockedMarket {
   id: string;
   source: string;
+  slug: string;
   status: MarketStatus;
   verdict: string | null;
 }
@@ -30,12 +32,25 @@ export interface Resolution {
 
 @Injectable()
 export class MarketsService {
-  constructor(private readonly sql: SqlPool) {}
+  constructor(
+    private readonly sql: SqlPool,
+    private readonly cache: PublicMarketCache,
+  ) {}
 
-  /** get_public_market: the hot path partners poll, one indexed round trip. */
-  async findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<MarketItem[]> {
-    const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
-    return rows.map((row) => row.item);
+  /** get_public_market: the hot path partners poll; from the cache, else one indexed round trip. */
+  findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<MarketItem[]> {
+    return this.cache.get(source, slug, async () => {
+      const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
+      return rows.map((row) => row.item);
+    });
+  }
+
+  /**
+   * Inside a transaction that changes a market's public record; await the function it returns
+   * after the commit, before answering (see PublicMarketCache.afterCommit).
+   */
+  changing(manager: EntityManager, market: { source: string; slug: string }): Promise<() => Promise<void>> {
+    return this.cache.afterCommit(manager, market.source, market.slug);
   }
 
   async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {
@@ -47,7 +62,7 @@ export class MarketsService {
   /** Reads and row-locks a market for the rest of the transaction (4040 when absent). */
   async lockMarket(manager: EntityManager, id: string): Promise<LockedMarket> {
     const rows: LockedMarket[] = await manager.query(
-      'SELECT id, source, status, verdict FROM markets WHERE id = $1 FOR UPDATE',
+      'SELECT id, source, slug, status, verdict FROM markets WHERE id = $1 FOR UPDATE',
       [id],
     );
     if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);

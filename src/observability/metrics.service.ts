@@ -38,6 +38,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly publicCache = new Counter({
+    name: 'oracle_public_cache_lookups_total',
+    help: 'Public record cache lookups: hit, miss, or bypass (cache off or not hearing changes)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(sql: SqlPool) {
     new Gauge({
       name: 'oracle_db_pool_connections',

@@ -11,6 +11,12 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** What an audited write returns: its result, and the event to append. */
+export interface AuditedWrite<T> {
+  result: T;
+  audit: AuditEntry;
+}
+
 export interface AuditEventView {
   id: number;
   at: string;
@@ -26,7 +32,7 @@ export class AuditService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Runs an admin write and appends its audit event; both commit or neither does. */
-  async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<{ result: T; audit: AuditEntry }>): Promise<T> {
+  async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     return this.dataSource.transaction(async (manager) => {
       const { result, audit } = await write(manager);
       const details = { actor_id: actor.id === null ? null : Number(actor.id), ...audit.details };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import type { AdminRole } from '../auth/reviewer.entity';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
@@ -11,7 +11,7 @@ import { DisputesService } from '../disputes/disputes.service';
 import type { MarketItem } from '../markets/market-item';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
-import { AuditService } from './audit.service';
+import { AuditService, type AuditedWrite } from './audit.service';
 import type { ResolveMarketDto } from './review.dto';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -85,7 +85,7 @@ export class BackOfficeService {
   }
 
   createMarket(actor: AdminActor, source: string, slug: string): Promise<MarketItem> {
-    return this.audit.record(actor, async (manager) => {
+    return this.recordMarketChange(actor, async (manager) => {
       await this.partnerKeys.requirePartner(manager, source);
       const id = await this.markets.createMarket(manager, source, slug);
       return {
@@ -96,7 +96,7 @@ export class BackOfficeService {
   }
 
   resolveMarket(actor: AdminActor, id: string, body: ResolveMarketDto): Promise<MarketItem> {
-    return this.audit.record(actor, async (manager) => {
+    return this.recordMarketChange(actor, async (manager) => {
       await this.markets.resolveMarket(manager, id, {
         verdict: body.verdict,
         confidence: body.confidence,
@@ -116,7 +116,7 @@ export class BackOfficeService {
   }
 
   async recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
-    const decided = await this.audit.record(actor, async (manager) => {
+    const decided = await this.recordMarketChange(actor, async (manager) => {
       await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
       const dispute = await this.disputes.getAdminDispute(manager, disputeId);
       return {
@@ -130,6 +130,24 @@ export class BackOfficeService {
     });
     this.metrics.decisionsRecorded.inc({ type });
     return decided;
+  }
+
+  /**
+   * An audited write that changes one market's public record (`result` names it): answered
+   * only once the change is committed and announced, so every instance serves the new record.
+   */
+  private async recordMarketChange<T extends { source: string; slug: string }>(
+    actor: AdminActor,
+    write: (manager: EntityManager) => Promise<AuditedWrite<T>>,
+  ): Promise<T> {
+    let announced = async () => undefined as void;
+    const result = await this.audit.record(actor, async (manager) => {
+      const outcome = await write(manager);
+      announced = await this.markets.changing(manager, outcome.result);
+      return outcome;
+    });
+    await announced();
+    return result;
   }
 
   getDispute(id: string): Promise<AdminDispute> {

@@ -50,6 +50,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
+  return bootApp(database, env);
+}
+
+/** A second instance of the app on another instance's database (it drops nothing on close). */
+export function startTestAppOn(databaseUrl: string, env: Record<string, string> = {}): Promise<TestApp> {
+  return bootApp({ url: databaseUrl, drop: async () => undefined }, env);
+}
+
+async function bootApp(database: { url: string; drop(): Promise<void> }, env: Record<string, string>): Promise<TestApp> {
   Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'error', ...env });
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');

@@ -1,0 +1,153 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import type { DatabaseLocation } from '../database/database.module';
+import type { MetricsService } from '../observability/metrics.service';
+import type { MarketItem } from './market-item';
+import { PublicMarketCache } from './public-market-cache';
+
+function cacheWith(settings: { ttlMs?: number; maxEntries?: number } = {}) {
+  const values: Record<string, number> = {
+    PUBLIC_CACHE_TTL_MS: settings.ttlMs ?? 60_000,
+    PUBLIC_CACHE_MAX_ENTRIES: settings.maxEntries ?? 100,
+  };
+  const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
+  const metrics = { publicCache: { inc: () => undefined } } as unknown as MetricsService;
+  const cache = new PublicMarketCache(config, { url: 'unused', embedded: null } as DatabaseLocation, metrics);
+  // As if the change listener were connected (the e2e suite covers the real one).
+  (cache as unknown as { listening: boolean }).listening = true;
+  return cache;
+}
+
+/** A loader that counts its calls and answers with the current version of the record. */
+function recordSource() {
+  const source = {
+    version: 1,
+    loads: 0,
+    load: async (): Promise<MarketItem[]> => {
+      source.loads++;
+      return [{ reasoning: `v${source.version}` } as MarketItem];
+    },
+  };
+  return source;
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe('PublicMarketCache', () => {
+  it('answers repeated reads of a key from one load', async () => {
+    const cache = cacheWith();
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    const again = await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(1);
+    expect(again[0].reasoning).toBe('v1');
+  });
+
+  it('loads afresh after an eviction', async () => {
+    const cache = cacheWith();
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    record.version = 2;
+    cache.evict('acme', 'm');
+    expect((await cache.get('acme', 'm', record.load))[0].reasoning).toBe('v2');
+  });
+
+  it('does not store what a read started before an eviction returned', async () => {
+    const cache = cacheWith();
+    const slow = deferred<MarketItem[]>();
+    const inFlight = cache.get('acme', 'm', () => slow.promise);
+    cache.evict('acme', 'm'); // the write commits while the read is under way
+    slow.resolve([{ reasoning: 'old' } as MarketItem]);
+    expect((await inFlight)[0].reasoning).toBe('old'); // that reader asked before the write
+
+    const record = recordSource();
+    record.version = 2;
+    expect((await cache.get('acme', 'm', record.load))[0].reasoning).toBe('v2');
+    expect(record.loads).toBe(1);
+  });
+
+  it('does not store a read that spanned a loss of the change listener', async () => {
+    const cache = cacheWith();
+    const slow = deferred<MarketItem[]>();
+    const inFlight = cache.get('acme', 'm', () => slow.promise);
+    (cache as unknown as { stopServing(): void }).stopServing();
+    (cache as unknown as { listening: boolean }).listening = true; // listening again
+    slow.resolve([{ reasoning: 'old' } as MarketItem]);
+    await inFlight;
+
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(1);
+  });
+
+  it('shares one load between concurrent misses of a key', async () => {
+    const cache = cacheWith();
+    const record = recordSource();
+    await Promise.all([1, 2, 3].map(() => cache.get('acme', 'm', record.load)));
+    expect(record.loads).toBe(1);
+  });
+
+  it('keeps other keys apart, including slugs that differ only by source', async () => {
+    const cache = cacheWith();
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    await cache.get('globex', 'm', record.load);
+    await cache.get('acme', 'm2', record.load);
+    expect(record.loads).toBe(3);
+  });
+
+  it('serves nothing from the cache while it cannot hear changes', async () => {
+    const cache = cacheWith();
+    (cache as unknown as { listening: boolean }).listening = false;
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(2);
+  });
+
+  it('is off with a TTL of 0', async () => {
+    const cache = cacheWith({ ttlMs: 0 });
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(2);
+  });
+
+  it('expires entries after the TTL', async () => {
+    const cache = cacheWith({ ttlMs: 20 });
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    await new Promise((done) => setTimeout(done, 30));
+    await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(2);
+  });
+
+  it('holds at most PUBLIC_CACHE_MAX_ENTRIES keys, dropping the oldest', async () => {
+    const cache = cacheWith({ maxEntries: 2 });
+    const record = recordSource();
+    for (const slug of ['a', 'b', 'c']) await cache.get('acme', slug, record.load);
+    await cache.get('acme', 'c', record.load);
+    expect(record.loads).toBe(3);
+    await cache.get('acme', 'a', record.load);
+    expect(record.loads).toBe(4);
+  });
+
+  it('does not store a read whose key was evicted and then dropped to make room', async () => {
+    const cache = cacheWith({ maxEntries: 1 });
+    const slow = deferred<MarketItem[]>();
+    const inFlight = cache.get('acme', 'm', () => slow.promise);
+    cache.evict('acme', 'm');
+    cache.evict('acme', 'other'); // pushes m's tombstone out
+    slow.resolve([{ reasoning: 'old' } as MarketItem]);
+    await inFlight;
+
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(1);
+  });
+});

@@ -1,0 +1,229 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import pg from 'pg';
+import type { EntityManager } from 'typeorm';
+import type { Environment } from '../config/environment';
+import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
+import { MetricsService } from '../observability/metrics.service';
+import type { MarketItem } from './market-item';
+
+export const MARKET_CHANGED_CHANNEL = 'market_changed';
+export const LISTENER_APPLICATION_NAME = 'settlement-oracle-cache-listener';
+
+const RECONNECT_DELAY_MS = [250, 500, 1000, 2000];
+/** How long a writer waits to hear its own change announced before answering anyway. */
+const ANNOUNCEMENT_WAIT_MS = 250;
+
+interface Entry {
+  /** The cached answer, or null for a tombstone: the key changed at `version`. */
+  items: MarketItem[] | null;
+  version: number;
+  expiresAt: number;
+}
+
+/**
+ * The public records partners poll, cached per (source, slug) in this instance.
+ *
+ * Never stale after a write, on any instance:
+ * - every change is announced by the database on commit (migration PublicMarketChanges) and
+ *   each instance evicts on it; the writing instance also evicts at once after its commit;
+ * - a read that began before an eviction of its key does not store what it read (tombstones
+ *   carry the version of the eviction);
+ * - while the announcements cannot be heard (listener down, database gone), nothing is served
+ *   from or stored in the cache, and it is emptied when listening resumes;
+ * - every entry expires after PUBLIC_CACHE_TTL_MS regardless.
+ * Concurrent misses of one key share one database read.
+ */
+@Injectable()
+export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(PublicMarketCache.name);
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly reads = new Map<string, Promise<MarketItem[]>>();
+  /** Bumped by every eviction; a tombstone holds the value of its own. */
+  private version = 0;
+  /** The newest tombstone dropped to make room, so a read cannot mistake its key for unchanged. */
+  private droppedTombstone = 0;
+  /** Bumped whenever the cache is emptied because changes may have gone unheard. */
+  private epoch = 0;
+  private listener: pg.Client | null = null;
+  private listening = false;
+  private reconnects = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Writers waiting to hear their transaction's announcement, by transaction id. */
+  private readonly awaitingAnnouncement = new Map<string, () => void>();
+  private closed = false;
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
+    private readonly metrics: MetricsService,
+  ) {
+    this.ttlMs = config.get('PUBLIC_CACHE_TTL_MS', { infer: true });
+    this.maxEntries = config.get('PUBLIC_CACHE_MAX_ENTRIES', { infer: true });
+  }
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  /** Whether cached records may be served now (the change announcements are being heard). */
+  get serving(): boolean {
+    return this.enabled && this.listening;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.enabled) await this.listen();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.stopServing();
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** The cached answer for (source, slug), or `load()`'s, stored when that is safe. */
+  async get(source: string, slug: string, load: () => Promise<MarketItem[]>): Promise<MarketItem[]> {
+    if (!this.serving) {
+      this.metrics.publicCache.inc({ result: 'bypass' });
+      return load();
+    }
+    const key = keyOf(source, slug);
+    const entry = this.entries.get(key);
+    if (entry?.items && entry.expiresAt > Date.now()) {
+      this.metrics.publicCache.inc({ result: 'hit' });
+      return entry.items;
+    }
+    this.metrics.publicCache.inc({ result: 'miss' });
+    const pending = this.reads.get(key);
+    if (pending) return pending;
+    const read = this.readThrough(key, load).finally(() => this.reads.delete(key));
+    this.reads.set(key, read);
+    return read;
+  }
+
+  /**
+   * For a transaction that changes the public record of (source, slug): call it inside the
+   * transaction, and await what it returns once the transaction has committed. That evicts the
+   * record here and waits (briefly) until this instance has heard the database announce the
+   * change, which every other instance hears at the same moment: a partner told "done" by one
+   * instance then reads the new record on any of them.
+   */
+  async afterCommit(manager: EntityManager, source: string, slug: string): Promise<() => Promise<void>> {
+    if (!this.serving) return async () => this.evict(source, slug);
+    const [{ txid }] = (await manager.query('SELECT txid_current()::text AS txid')) as { txid: string }[];
+    let heard!: () => void;
+    const announced = new Promise<void>((resolve) => (heard = resolve));
+    this.awaitingAnnouncement.set(txid, heard);
+    // Should the transaction roll back, nobody waits and nothing is announced.
+    setTimeout(() => this.awaitingAnnouncement.delete(txid), 60_000).unref();
+    return async () => {
+      this.evict(source, slug);
+      const timeout = setTimeout(heard, ANNOUNCEMENT_WAIT_MS);
+      await announced;
+      clearTimeout(timeout);
+      this.awaitingAnnouncement.delete(txid);
+    };
+  }
+
+  /** Forget (source, slug) here, now; reads already under way will not store their result. */
+  evict(source: string, slug: string): void {
+    if (!this.enabled) return;
+    const key = keyOf(source, slug);
+    this.reads.delete(key);
+    this.store(key, { items: null, version: ++this.version, expiresAt: Date.now() + this.ttlMs });
+  }
+
+  private async readThrough(key: string, load: () => Promise<MarketItem[]>): Promise<MarketItem[]> {
+    const startedAt = this.version;
+    const epoch = this.epoch;
+    const items = await load();
+    const current = this.entries.get(key);
+    const evictedSince = current === undefined ? this.droppedTombstone > startedAt : current.version > startedAt;
+    if (this.serving && this.epoch === epoch && !evictedSince) {
+      this.store(key, { items, version: startedAt, expiresAt: Date.now() + this.ttlMs });
+    }
+    return items;
+  }
+
+  private store(key: string, entry: Entry): void {
+    this.entries.delete(key); // re-inserted last: Map order is the eviction order
+    this.entries.set(key, entry);
+    if (this.entries.size <= this.maxEntries) return;
+    const [oldestKey, oldest] = this.entries.entries().next().value!;
+    if (oldest.items === null) this.droppedTombstone = Math.max(this.droppedTombstone, oldest.version);
+    this.entries.delete(oldestKey);
+  }
+
+  /** Serving stops and everything cached is dropped: changes may go unheard from now on. */
+  private stopServing(): void {
+    this.listening = false;
+    this.epoch++;
+    this.entries.clear();
+    this.reads.clear();
+    for (const heard of this.awaitingAnnouncement.values()) heard();
+    this.awaitingAnnouncement.clear();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.location.url,
+      application_name: LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 2000,
+    });
+    client.on('notification', (message) => this.onNotification(message.payload));
+    client.on('error', (error) => this.onListenerLost(client, error));
+    client.on('end', () => this.onListenerLost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${MARKET_CHANGED_CHANNEL}`);
+    } catch (error) {
+      this.onListenerLost(client, error as Error);
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.listener = client;
+    // Whatever changed while we were not listening is unknown: start empty.
+    this.stopServing();
+    this.listening = true;
+    if (this.reconnects > 0) this.logger.log('public record cache: listening for changes again');
+    this.reconnects = 0;
+  }
+
+  private onNotification(payload: string | undefined): void {
+    try {
+      const { source, slug, txid } = JSON.parse(payload ?? '') as { source: string; slug: string; txid: string };
+      this.evict(source, slug);
+      this.awaitingAnnouncement.get(txid)?.();
+    } catch {
+      this.stopServing(); // an announcement we cannot read: drop everything rather than guess
+      this.listening = true;
+    }
+  }
+
+  private onListenerLost(client: pg.Client, error?: Error): void {
+    if (this.listener !== null && this.listener !== client) return;
+    this.listener = null;
+    this.stopServing();
+    client.removeAllListeners('end');
+    client.on('error', () => undefined);
+    client.end().catch(() => undefined);
+    if (this.closed || this.reconnectTimer !== undefined) return;
+    const delay = RECONNECT_DELAY_MS[Math.min(this.reconnects++, RECONNECT_DELAY_MS.length - 1)];
+    if (this.reconnects === 1) this.logger.warn(`public record cache off until the database is back: ${error?.message ?? 'listener closed'}`);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.listen();
+    }, delay);
+  }
+}
+
+function keyOf(source: string, slug: string): string {
+  return `${source}\u0000${slug}`;
+}
