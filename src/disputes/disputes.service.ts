@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import { isUniqueViolation } from '../database/database-errors';
-import { closedAfterDecision } from '../markets/market-state';
+import { SqlPool } from '../database/sql-pool';
+import { closedAfterDecision, type MarketStatus } from '../markets/market-state';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
 import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
@@ -34,6 +34,35 @@ const DISPUTE_QUEUE_SQL = `SELECT d.id, ${ADMIN_DISPUTE_JSON} AS item
   WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
   ORDER BY d.id LIMIT $3`;
 
+// $1 market id, $2 the partner's source, $3–$6 the submitter's fields, $7 submitted_at.
+const SUBMIT_DISPUTE_SQL = `
+  WITH market AS (
+    SELECT id, source, slug, status FROM markets WHERE id = $1 FOR UPDATE
+  ), filed AS (
+    INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
+    SELECT id, 'open', $3, $4, $5, $6, $7 FROM market WHERE source = $2 AND status = 'resolved'
+    ON CONFLICT (market_id) DO NOTHING
+    RETURNING id, market_id
+  ), moved AS (
+    UPDATE markets SET status = 'disputed', updated_at = now() FROM filed WHERE markets.id = filed.market_id
+    RETURNING markets.id
+  )
+  SELECT market.source, market.slug, market.status,
+         (SELECT id FROM filed) AS dispute_id,
+         EXISTS (SELECT 1 FROM disputes d WHERE d.market_id = market.id) AS had_dispute,
+         txid_current()::text AS txid
+    FROM market`;
+
+interface SubmissionOutcome {
+  source: string;
+  slug: string;
+  /** The market's status as locked, before this statement's own change. */
+  status: MarketStatus;
+  dispute_id: string | null;
+  had_dispute: boolean;
+  txid: string;
+}
+
 export interface Decision {
   type: DecisionType;
   reasonText: string;
@@ -44,42 +73,46 @@ export interface Decision {
 export class DisputesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: SqlPool,
     private readonly markets: MarketsService,
     private readonly metrics: MetricsService,
   ) {}
 
   /**
-   * submit_dispute: the checks of contract §2 run inside one transaction with the market row
-   * locked, so concurrent submissions for one market queue up and exactly one succeeds; the
-   * unique constraint on disputes.market_id is the backstop.
+   * submit_dispute, steps 3–6 of contract §2 and the writes, as ONE statement (one round trip,
+   * planned once per connection): it locks the market row, inserts the dispute only when the
+   * market is the partner's and `resolved`, and moves the market to `disputed`. Concurrent
+   * submissions for one market queue on the row lock; the one that waited re-reads the row
+   * (status `disputed` by then) and inserts nothing, and ON CONFLICT on the unique
+   * disputes.market_id is the backstop. The outcome row says which check failed.
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto): Promise<{ dispute_id: number }> {
-    try {
-      const { disputeId, changed } = await this.dataSource.transaction(async (manager) => {
-        const marketId = String(input.market_id);
-        const market = await this.markets.lockMarket(manager, marketId);
-        const hasDispute = await manager.exists(Dispute, { where: { marketId } });
-        assertCanSubmitDispute(partner.source, { source: market.source, status: market.status, hasDispute });
-        const { identifiers } = await manager.insert(Dispute, {
-          marketId,
-          status: 'open',
-          submitterId: input.submitter_id,
-          submitterName: input.submitter_name,
-          submitterSelection: input.submitter_selection,
-          reasonText: input.reason_text,
-          submittedAt: input.submitted_at ?? new Date(),
-        });
-        await this.markets.setStatus(manager, marketId, 'disputed');
-        return { disputeId: String(identifiers[0].id), changed: await this.markets.changing(manager, market) };
+    const [outcome] = await this.sql.prepared<SubmissionOutcome>('submit_dispute_v1', SUBMIT_DISPUTE_SQL, [
+      String(input.market_id),
+      partner.source,
+      input.submitter_id,
+      input.submitter_name,
+      input.submitter_selection,
+      input.reason_text,
+      input.submitted_at ?? new Date(),
+    ]);
+    if (!outcome) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    if (outcome.dispute_id === null) {
+      // `status` is the row as locked, so current; `had_dispute` is as of the statement's start,
+      // so a dispute committed while this one waited for the lock shows in `status` only, or,
+      // should the market still read `resolved`, as the ON CONFLICT that inserted nothing.
+      const conflicted = outcome.source === partner.source && outcome.status === 'resolved';
+      assertCanSubmitDispute(partner.source, {
+        source: outcome.source,
+        status: outcome.status,
+        hasDispute: outcome.had_dispute || outcome.status === 'disputed' || outcome.status === 'closed' || conflicted,
       });
-      await changed();
-      this.metrics.disputesFiled.inc();
-      return { dispute_id: Number(disputeId) };
-    } catch (error) {
-      if (isUniqueViolation(error, 'uq_disputes_market_id')) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
-      throw error;
     }
+    await this.markets.written(outcome.txid, outcome);
+    this.metrics.disputesFiled.inc();
+    return { dispute_id: Number(outcome.dispute_id) };
   }
+
 
   /**
    * Closes an open dispute with the review's decision, and its market with it

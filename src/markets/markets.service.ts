@@ -53,6 +53,11 @@ export class MarketsService {
     return this.cache.afterCommit(manager, market.source, market.slug);
   }
 
+  /** After transaction `txid` committed a change to a market's public record, before answering. */
+  written(txid: string, market: { source: string; slug: string }): Promise<void> {
+    return this.cache.afterWrite(txid, market.source, market.slug);
+  }
+
   async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {
     const rows: { item: MarketItem }[] = await manager.query(MARKET_BY_ID_SQL, [id]);
     if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);

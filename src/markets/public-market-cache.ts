@@ -13,6 +13,7 @@ export const LISTENER_APPLICATION_NAME = 'settlement-oracle-cache-listener';
 const RECONNECT_DELAY_MS = [250, 500, 1000, 2000];
 /** How long a writer waits to hear its own change announced before answering anyway. */
 const ANNOUNCEMENT_WAIT_MS = 250;
+const HEARD_TRANSACTIONS_KEPT = 4096;
 
 interface Entry {
   /** The cached answer, or null for a tombstone: the key changed at `version`. */
@@ -53,6 +54,8 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** Writers waiting to hear their transaction's announcement, by transaction id. */
   private readonly awaitingAnnouncement = new Map<string, () => void>();
+  /** The latest transactions heard of: an announcement can arrive before its writer waits. */
+  private readonly heardTransactions = new Set<string>();
   private closed = false;
 
   constructor(
@@ -105,27 +108,33 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * For a transaction that changes the public record of (source, slug): call it inside the
-   * transaction, and await what it returns once the transaction has committed. That evicts the
-   * record here and waits (briefly) until this instance has heard the database announce the
-   * change, which every other instance hears at the same moment: a partner told "done" by one
-   * instance then reads the new record on any of them.
+   * Inside a transaction that changes the public record of (source, slug): returns what to
+   * await once the transaction has committed (see afterWrite).
    */
   async afterCommit(manager: EntityManager, source: string, slug: string): Promise<() => Promise<void>> {
     if (!this.serving) return async () => this.evict(source, slug);
     const [{ txid }] = (await manager.query('SELECT txid_current()::text AS txid')) as { txid: string }[];
-    let heard!: () => void;
-    const announced = new Promise<void>((resolve) => (heard = resolve));
-    this.awaitingAnnouncement.set(txid, heard);
-    // Should the transaction roll back, nobody waits and nothing is announced.
-    setTimeout(() => this.awaitingAnnouncement.delete(txid), 60_000).unref();
-    return async () => {
-      this.evict(source, slug);
+    return () => this.afterWrite(txid, source, slug);
+  }
+
+  /**
+   * After transaction `txid` committed a change to (source, slug): evicts the record here and
+   * waits (at most ANNOUNCEMENT_WAIT_MS) until this instance has heard the database announce
+   * that transaction, which every instance hears at about the same moment. A partner told
+   * "done" by one instance then reads the new record there at once, and on the others as soon
+   * as they hear it (milliseconds).
+   */
+  async afterWrite(txid: string, source: string, slug: string): Promise<void> {
+    this.evict(source, slug);
+    if (!this.serving || this.heardTransactions.has(txid)) return;
+    await new Promise<void>((heard) => {
       const timeout = setTimeout(heard, ANNOUNCEMENT_WAIT_MS);
-      await announced;
-      clearTimeout(timeout);
-      this.awaitingAnnouncement.delete(txid);
-    };
+      this.awaitingAnnouncement.set(txid, () => {
+        clearTimeout(timeout);
+        heard();
+      });
+    });
+    this.awaitingAnnouncement.delete(txid);
   }
 
   /** Forget (source, slug) here, now; reads already under way will not store their result. */
@@ -200,6 +209,11 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     try {
       const { source, slug, txid } = JSON.parse(payload ?? '') as { source: string; slug: string; txid: string };
       this.evict(source, slug);
+      if (typeof txid !== 'string') return;
+      this.heardTransactions.add(txid);
+      if (this.heardTransactions.size > HEARD_TRANSACTIONS_KEPT) {
+        this.heardTransactions.delete(this.heardTransactions.values().next().value!);
+      }
       this.awaitingAnnouncement.get(txid)?.();
     } catch {
       this.stopServing(); // an announcement we cannot read: drop everything rather than guess
