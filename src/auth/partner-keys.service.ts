@@ -53,6 +53,8 @@ export class PartnerKeysService {
 
   /** The partner owning `source` (4042 when there is none). */
   async requirePartner(manager: EntityManager, source: string): Promise<Partner> {
+    // A path segment may decode to U+0000, which PostgreSQL text cannot hold: no such partner.
+    if (source.includes('\u0000')) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
     const partner = await manager.findOne(Partner, { where: { source } });
     if (!partner) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
     return partner;

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { errorEnvelope } from './error-catalogue';
 import { toApiError } from './error-mapping';
+import { ensureRequestContext } from './request-context.middleware';
 import type { ServiceRequest } from './request-context';
 
 /**
@@ -16,6 +17,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<ServiceRequest>();
     const response = http.getResponse<Response>();
+    // Express fails a path with malformed percent-encoding (`/x/%E0`) while matching the routes
+    // the middleware is mounted on, so RequestContextMiddleware never ran: the id is set here.
+    if (!response.headersSent) ensureRequestContext(request, response);
     const { apiError, unexpected } = toApiError(exception);
 
     if (unexpected) {

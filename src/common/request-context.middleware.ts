@@ -2,6 +2,7 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
 import type { RequestContext, ServiceRequest } from './request-context';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -29,13 +30,30 @@ export function ensureRequestContext(req: Request, res: Response): RequestContex
   return context;
 }
 
+// The body-parser failures toApiError maps by their `type`.
+const MAPPED_BODY_ERRORS = new Set(['entity.parse.failed', 'entity.too.large', 'encoding.unsupported', 'charset.unsupported']);
+
+/**
+ * Any other failure the parser blames on the request (status 4xx: a gzip, deflate or br body
+ * that does not decompress, a body shorter than its Content-Length) leaves no JSON to read:
+ * 4001, not an unexpected error (5000).
+ */
+function heldBodyError(error: unknown): unknown {
+  const { type, status } = (typeof error === 'object' && error !== null ? error : {}) as { type?: unknown; status?: unknown };
+  if (typeof type === 'string' && MAPPED_BODY_ERRORS.has(type)) return error;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body could not be decoded');
+  }
+  return error;
+}
+
 /** Assigns the request id and parses the body, holding back parse failures for later. */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     ensureRequestContext(req, res);
     parseJson(req, res, (error?: unknown) => {
-      if (error) (req as ServiceRequest).context.bodyError = error;
+      if (error) (req as ServiceRequest).context.bodyError = heldBodyError(error);
       next();
     });
   }

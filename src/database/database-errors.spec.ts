@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable, isUniqueViolation } from './database-errors';
 
 describe('isDatabaseUnavailable', () => {
@@ -10,6 +11,8 @@ describe('isDatabaseUnavailable', () => {
     [new Error('timeout exceeded when trying to connect')],
     [new Error('Connection terminated unexpectedly')],
     [{ driverError: { code: 'ECONNRESET' }, message: 'wrapped' }],
+    [new QueryRunnerAlreadyReleasedError()],
+    [new QueryRunnerProviderAlreadyReleasedError()],
   ])('treats %o as the database being unavailable', (error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

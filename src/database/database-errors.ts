@@ -33,6 +33,11 @@ const UNAVAILABLE_MESSAGES = [
   'the database system is',
 ];
 
+// TypeORM releases a query runner as soon as its connection fails (the pg client's 'error'
+// event, e.g. the server terminated the session); a transaction that was between two queries
+// then fails with one of these instead of the connection error itself.
+const UNAVAILABLE_TYPEORM_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+
 interface DriverErrorLike {
   code?: unknown;
   message?: unknown;
@@ -49,6 +54,7 @@ function driverErrorOf(error: unknown): DriverErrorLike | undefined {
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = driverErrorOf(error);
   if (!driverError) return false;
+  if (error instanceof Error && UNAVAILABLE_TYPEORM_ERRORS.has(error.name)) return true;
   const code = typeof driverError.code === 'string' ? driverError.code : '';
   if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) {
     return true;

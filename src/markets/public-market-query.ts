@@ -1,4 +1,5 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { isStorableText } from '../common/validation';
 import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
 
 export interface PublicMarketQuery {
@@ -43,6 +44,11 @@ function readText(
   const normalized = normalize(value);
   if (normalized.length > maxLength) {
     problems.push(`${name} must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  // PostgreSQL text cannot hold U+0000 (the query failed with 5000); no market has one.
+  if (!isStorableText(normalized)) {
+    problems.push(`${name} must not contain NUL characters`);
     return undefined;
   }
   return normalized;

@@ -1,5 +1,7 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
+const MAX_BIGINT = 9223372036854775807n;
+
 /**
  * Keyset cursors: an opaque token naming the last row id a page showed. Opaque so clients
  * do not build them, stable because ids never change.
@@ -11,6 +13,9 @@ export function encodeCursor(lastId: string | number): string {
 export function decodeCursor(cursor: string): string {
   const decoded = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
   const match = /^id:([1-9]\d{0,18})$/.exec(decoded);
-  if (!match) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
+  // Ids are bigint: a larger number was never issued (and PostgreSQL would reject it, → 5000).
+  if (!match || BigInt(match[1]) > MAX_BIGINT) {
+    throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
+  }
   return match[1];
 }

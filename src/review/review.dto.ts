@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
-import { IsRfc3339, RequiredText } from '../common/validation';
+import { IsRfc3339, RequiredText, StorableText } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, type Chain, type Confidence } from '../markets/market-state';
@@ -69,6 +69,7 @@ export class CreateMarketDto {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeSlug(value) : value))
   @IsString({ message: text(SLUG_MAX_LENGTH) })
   @Length(1, SLUG_MAX_LENGTH, { message: `$property must be a non-empty string of at most ${SLUG_MAX_LENGTH} characters after trimming spaces and "/"` })
+  @StorableText()
   slug: string;
 }
 
