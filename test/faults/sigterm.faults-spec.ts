@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { disputeBody, seedResolvedMarkets, type SeededMarket } from './support/seed';
+import { ServerProcess } from './support/server-process';
+
+/**
+ * SIGTERM with a request in flight: the server stops accepting connections, lets the request
+ * finish (here: a dispute submission blocked on a market row lock the test holds), and exits 0.
+ */
+describe('faults: SIGTERM with a request in flight', () => {
+  let postgres: FaultPostgres;
+  let database: FaultDatabase;
+  let server: ServerProcess | undefined;
+  let market: SeededMarket;
+
+  beforeAll(async () => {
+    postgres = await FaultPostgres.start();
+    database = await postgres.createDatabase();
+    server = await ServerProcess.start({ databaseUrl: database.url, name: 'sigterm-server' });
+    const dataSource = await postgres.connect(database);
+    [market] = (await seedResolvedMarkets(dataSource, 1, 1)).markets;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await postgres?.destroy();
+  });
+
+  it('stops accepting, finishes the in-flight dispute submission (code 0), then exits 0', async () => {
+    const s = server!;
+    const locker = new pg.Client({ connectionString: database.url, application_name: 'faults-locker' });
+    await locker.connect();
+    let released = false;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [market.id]);
+
+      // Fired on its own connection; it blocks inside the server's transaction on our lock.
+      const inFlight = s.http.request('POST', '/oracle/markets/dispute/submit', {
+        headers: { 'x-api-key': market.apiKey },
+        body: disputeBody(market.id),
+        freshConnection: true,
+        timeoutMs: 15_000,
+      });
+
+      // Proof that it is in flight: a server session waits on a lock in this database.
+      const waitStart = performance.now();
+      for (;;) {
+        const [{ waiting }] = await database.dataSource.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = $1 AND application_name = 'settlement-oracle' AND wait_event_type = 'Lock'`,
+          [database.name],
+        );
+        if (waiting === 1) break;
+        if (performance.now() - waitStart > 1_000) throw new Error(`the submission never blocked on the lock\n${s.logs()}`);
+        await sleep(10);
+      }
+
+      const termAt = performance.now();
+      s.signal('SIGTERM');
+      await sleep(300);
+
+      // Still running: it waits for the in-flight request...
+      expect(s.running).toBe(true);
+      // ...but no longer accepts connections.
+      const probe = await s.http.request('GET', '/health/live', { freshConnection: true, timeoutMs: 1_000 });
+      expect({ status: probe.status, error: probe.error }).toEqual({ status: 0, error: 'ECONNREFUSED' });
+
+      const releaseAt = performance.now();
+      const lockHeldMs = releaseAt - waitStart;
+      // The server's lock_timeout (DB_STATEMENT_TIMEOUT_MS, 2000 ms by default) has not fired.
+      expect(lockHeldMs).toBeLessThan(1_500);
+      await locker.query('ROLLBACK');
+      released = true;
+
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ code: 0, msg: 'success', data: { dispute_id: expect.any(Number) } });
+
+      const exit = await s.waitExit(5_000);
+      if (!exit) throw new Error(`the server did not exit within 5 s of the lock's release\n${s.logs()}`);
+      expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+
+      const [dispute] = await database.dataSource.query(
+        `SELECT d.market_id, m.status FROM disputes d JOIN markets m ON m.id = d.market_id WHERE d.id = $1`,
+        [response.body.data.dispute_id],
+      );
+      expect(dispute).toEqual({ market_id: String(market.id), status: 'disputed' });
+
+      console.log(
+        [
+          'SIGTERM with a request in flight:',
+          `  lock held ${lockHeldMs.toFixed(0)} ms in total (SIGTERM ${(termAt - waitStart).toFixed(0)} ms after the request blocked)`,
+          `  connection refused ${(probe.startedAt - termAt).toFixed(0)} ms after SIGTERM`,
+          `  in-flight response (code 0) ${(response.endedAt - releaseAt).toFixed(0)} ms after the lock's release`,
+          `  exit code 0 ${(exit.at - releaseAt).toFixed(0)} ms after the lock's release, ${(exit.at - termAt).toFixed(0)} ms after SIGTERM`,
+        ].join('\n'),
+      );
+    } finally {
+      if (!released) await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { EmbeddedDatabase } from '../../../src/database/embedded-database';
+
+/** A fresh database on the fault suite's own server, and a TypeORM handle for seeding and checks. */
+export interface FaultDatabase {
+  name: string;
+  url: string;
+  /** Plain TypeORM connection (no entities): `query()` for Fixtures and for the checks. */
+  dataSource: DataSource;
+}
+
+/**
+ * One suite's own embedded PostgreSQL (never the machine's shared server), which the suite may
+ * stop and start again mid-test: the cluster lives in a temporary folder and the restart reuses
+ * the same data and the same port, so the servers under test can reconnect by themselves.
+ */
+export class FaultPostgres {
+  private running: EmbeddedDatabase | null;
+  private readonly databases: FaultDatabase[] = [];
+
+  private constructor(
+    private readonly dataDir: string,
+    embedded: EmbeddedDatabase,
+    /** Admin URL of the server (database `postgres`). */
+    readonly url: string,
+    readonly port: number,
+  ) {
+    this.running = embedded;
+  }
+
+  static async start(): Promise<FaultPostgres> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'oracle-faults-pg-'));
+    await chmod(dataDir, 0o755); // the server runs as the "postgres" user when we are root
+    const embedded = await EmbeddedDatabase.start({ dataDir });
+    return new FaultPostgres(dataDir, embedded, embedded.url, Number(new URL(embedded.url).port));
+  }
+
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  /** Stops the server (PostgreSQL "fast" shutdown: sessions are terminated); data is kept. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = null;
+    await running?.stop();
+  }
+
+  /** Starts the server again on the same port with the same data. */
+  async restart(): Promise<void> {
+    if (this.running) return;
+    this.running = await EmbeddedDatabase.start({ dataDir: this.dataDir, port: this.port });
+  }
+
+  /** A fresh, empty database; the server under test applies the migrations when it starts. */
+  async createDatabase(): Promise<FaultDatabase> {
+    const name = `oracle_faults_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: this.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    const parsed = new URL(this.url);
+    parsed.pathname = `/${name}`;
+    const url = parsed.toString();
+    const dataSource = new DataSource({ type: 'postgres', url, poolSize: 5, applicationName: 'faults-test' });
+    const database = { name, url, dataSource };
+    this.databases.push(database);
+    return database;
+  }
+
+  /** Opens (or reopens, after an outage) a database's TypeORM handle. */
+  async connect(database: FaultDatabase): Promise<DataSource> {
+    if (database.dataSource.isInitialized) await database.dataSource.destroy();
+    await database.dataSource.initialize();
+    return database.dataSource;
+  }
+
+  /** Closes every handle, stops the server and deletes its folder. */
+  async destroy(): Promise<void> {
+    for (const database of this.databases) {
+      if (database.dataSource.isInitialized) await database.dataSource.destroy().catch(() => undefined);
+    }
+    await this.stop().catch(() => undefined);
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}

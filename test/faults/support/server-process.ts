@@ -1,0 +1,197 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { HttpClient } from './http-client';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The built server: the run's private copy of dist/ (see global-setup.ts), else dist/ itself. */
+function serverMain(): string {
+  return join(process.env.FAULTS_SERVER_DIR ?? join(REPO_ROOT, 'dist'), 'main.js');
+}
+const OUTPUT_LINES_KEPT = 100;
+
+/** The master key every fault-suite server gets (≥ 24 characters). */
+export const ADMIN_MASTER_KEY = `faults-master-${randomBytes(18).toString('hex')}`;
+
+let machineNodePath: string | undefined;
+
+/**
+ * The machine's Node (production runs the server on Node 20), not the Node 24 binary Jest
+ * runs on: `npm run` puts node_modules/.bin, which holds that binary as `node`, first on PATH.
+ * FAULTS_NODE overrides.
+ */
+export function machineNode(): string {
+  if (machineNodePath) return machineNodePath;
+  const candidates = process.env.FAULTS_NODE
+    ? [process.env.FAULTS_NODE]
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter((dir) => dir && !dir.includes('node_modules'))
+        .map((dir) => join(dir, 'node'));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      machineNodePath = candidate;
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  throw new Error('no `node` found on PATH outside node_modules (set FAULTS_NODE)');
+}
+
+export function machineNodeVersion(): string {
+  return execFileSync(machineNode(), ['--version'], { encoding: 'utf8' }).trim();
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServerOptions {
+  databaseUrl: string;
+  /** Shown in failure messages. */
+  name?: string;
+  env?: Record<string, string>;
+}
+
+export interface ServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: number;
+}
+
+/**
+ * The real built server (`node dist/main.js`) as a child process, configured only through its
+ * environment, as production runs it. Its output is kept for failure messages.
+ */
+export class ServerProcess {
+  readonly http: HttpClient;
+  readonly exited: Promise<ServerExit>;
+  exit: ServerExit | null = null;
+  private readonly output: string[] = [];
+  private readonly notable: string[] = [];
+
+  private constructor(
+    readonly name: string,
+    readonly port: number,
+    readonly child: ChildProcess,
+  ) {
+    this.http = new HttpClient(`http://127.0.0.1:${port}`);
+    this.exited = new Promise((resolveExit) => {
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal, at: performance.now() };
+        this.record(`[${name} exited: code ${code}, signal ${signal}]`);
+        resolveExit(this.exit);
+      });
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        for (const line of chunk.split('\n')) if (line.trim()) this.record(line);
+      });
+    }
+  }
+
+  /** Spawns the server and waits until /health/ready answers 200. */
+  static async start(options: ServerOptions): Promise<ServerProcess> {
+    const port = await freePort();
+    const child = spawn(machineNode(), [serverMain()], {
+      cwd: REPO_ROOT,
+      // Only what the server needs: nothing of the test process's own environment leaks in.
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? '/tmp',
+        DATABASE_URL: options.databaseUrl,
+        PORT: String(port),
+        ADMIN_MASTER_KEY,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
+        RATE_LIMIT_DISPUTE_PER_MINUTE: '10000000',
+        RATE_LIMIT_ADMIN_PER_MINUTE: '10000000',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new ServerProcess(options.name ?? `server:${port}`, port, child);
+    await server.waitReady(30_000);
+    return server;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.exit === null;
+  }
+
+  /** Polls /health/ready until it answers 200; fails with the server's output otherwise. */
+  async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      if (this.exit) throw new Error(`${this.name} exited before it was ready\n${this.logs()}`);
+      const ready = await this.http.request('GET', '/health/ready', { timeoutMs: 2_000 });
+      if (ready.status === 200) return;
+      await sleep(100);
+    }
+    throw new Error(`${this.name} was not ready within ${timeoutMs} ms\n${this.logs()}`);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
+  /** SIGKILLs the server if it still runs and waits for its exit. */
+  async stop(): Promise<void> {
+    this.http.close();
+    if (this.running) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** Resolves to the exit, or null if the process still runs after timeoutMs. */
+  async waitExit(timeoutMs: number): Promise<ServerExit | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolveTimeout) => {
+      timer = setTimeout(() => resolveTimeout(null), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The server's output for failure messages: its last lines other than request logs, then its last request logs. */
+  logs(): string {
+    return [
+      `--- ${this.name}: last ${this.notable.length} lines other than request logs ---`,
+      ...this.notable,
+      `--- ${this.name}: last ${this.output.length} lines ---`,
+      ...this.output,
+      '--- end ---',
+    ].join('\n');
+  }
+
+  private record(line: string): void {
+    keepLast(this.output, line, OUTPUT_LINES_KEPT);
+    // pino-http's one line per request carries responseTime; anything else is worth keeping longer.
+    if (!line.includes('"responseTime":')) keepLast(this.notable, line, OUTPUT_LINES_KEPT);
+  }
+}
+
+function keepLast(lines: string[], line: string, max: number): void {
+  lines.push(line);
+  if (lines.length > max) lines.shift();
+}
