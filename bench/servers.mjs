@@ -1,0 +1,232 @@
+// bench/servers.mjs: starting, watching and stopping the servers under test, each in its own
+// process: the service (`node dist/main.js`, as production runs it) and the baseline
+// (bench/baseline-server.mjs). Their stdout/stderr go to a log file (the service logs one JSON
+// line per request at LOG_LEVEL=info, like production); the runner scans it afterwards for
+// warnings and errors. Every child is remembered so that killAllChildren() can end them on
+// exit, Ctrl-C or an error.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { distDir, requireDist } from './db.mjs';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const children = new Set();
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// Every variable the service reads (src/config/environment.ts, plus whatever the compiled
+// Environment class declares now): the runner sets them itself so a developer's shell (a
+// REDIS_URL, a LOG_LEVEL=debug, …) cannot skew the figures; the service's defaults apply.
+const KNOWN_SERVICE_VARIABLES = [
+  'PORT', 'DATABASE_URL', 'EMBEDDED_DATA_DIR', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_STATEMENT_TIMEOUT_MS',
+  'ADMIN_MASTER_KEY', 'LOG_LEVEL', 'REDIS_URL', 'RATE_LIMIT_REDIS_PREFIX', 'RATE_LIMIT_PUBLIC_PER_MINUTE',
+  'RATE_LIMIT_DISPUTE_PER_MINUTE', 'RATE_LIMIT_ADMIN_PER_MINUTE', 'TRUST_PROXY', 'CORS_ORIGINS', 'SHUTDOWN_GRACE_MS',
+];
+
+function serviceVariables() {
+  try {
+    const { Environment } = requireDist('config/environment.js');
+    return [...new Set([...KNOWN_SERVICE_VARIABLES, ...Object.keys(new Environment())])];
+  } catch {
+    return KNOWN_SERVICE_VARIABLES;
+  }
+}
+
+function cleanEnv(extra) {
+  const env = { ...process.env };
+  for (const name of serviceVariables()) delete env[name];
+  return { ...env, ...extra };
+}
+
+/**
+ * The Node binary both servers run on: BENCH_NODE, else the machine's own `node` (the first on
+ * PATH outside node_modules), the one `node dist/main.js` runs on in production. Under
+ * `npm run`, plain `node` is node_modules/.bin/node: the Node 24 that only Jest needs.
+ */
+export const SERVER_NODE = process.env.BENCH_NODE?.trim() || machineNode();
+
+function machineNode() {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || dir.includes('node_modules')) continue;
+    const candidate = join(dir, 'node');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return process.execPath;
+}
+export function serverNodeVersion() {
+  return execFileSync(SERVER_NODE, ['--version'], { encoding: 'utf8' }).trim();
+}
+
+class ServerProcess {
+  constructor(name, child, port, logFile) {
+    this.name = name;
+    this.child = child;
+    this.port = port;
+    this.logFile = logFile;
+    this.url = `http://127.0.0.1:${port}`;
+    this.exited = null;
+    child.once('exit', (code, signal) => {
+      this.exited = { code, signal };
+      children.delete(child);
+    });
+  }
+
+  get pid() {
+    return this.child.pid;
+  }
+
+  /** Polls GET /health/ready until 200; fails at once if the process dies. */
+  async waitReady(timeoutMs = 90_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error(`${this.name} exited during start (${JSON.stringify(this.exited)}):\n${this.logTail()}`);
+      try {
+        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        await response.arrayBuffer();
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(150);
+    }
+    throw new Error(`${this.name} was not ready after ${timeoutMs} ms:\n${this.logTail()}`);
+  }
+
+  /** VmHWM (peak resident set) and VmRSS of the process now, in MB; null once it has exited. */
+  memory() {
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+      const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+      return { peakMb: round1(kb('VmHWM') / 1024), rssMb: round1(kb('VmRSS') / 1024) };
+    } catch {
+      return null;
+    }
+  }
+
+  logTail(lines = 25) {
+    try {
+      return readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000) {
+    if (this.exited) return this.exited;
+    this.stopRequestedAt ??= Date.now();
+    const exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  }
+}
+
+function launch(name, args, env, logFile) {
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(SERVER_NODE, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+    children.add(child);
+    return child;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `node dist/main.js` (from the run's snapshot of dist/) against `databaseUrl`, production
+ * settings, rate limits far above the load.
+ */
+export async function startService({ databaseUrl, poolSize, logLevel, logFile }) {
+  const port = await freePort();
+  const unlimited = '1000000000';
+  const env = cleanEnv({
+    NODE_ENV: 'production',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    DB_POOL_SIZE: String(poolSize),
+    ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'),
+    LOG_LEVEL: logLevel,
+    RATE_LIMIT_PUBLIC_PER_MINUTE: unlimited,
+    RATE_LIMIT_DISPUTE_PER_MINUTE: unlimited,
+    RATE_LIMIT_ADMIN_PER_MINUTE: unlimited,
+  });
+  const server = new ServerProcess('service', launch('service', [join(distDir(), 'main.js')], env, logFile), port, logFile);
+  await server.waitReady();
+  return server;
+}
+
+export async function startBaseline({ databaseUrl, poolSize, logFile }) {
+  const port = await freePort();
+  const env = cleanEnv({
+    NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, DB_POOL_SIZE: String(poolSize), BENCH_DIST: distDir(),
+  });
+  const server = new ServerProcess('baseline', launch('baseline', ['bench/baseline-server.mjs'], env, logFile), port, logFile);
+  await server.waitReady();
+  return server;
+}
+
+/** Last resort (process 'exit', signals): SIGKILL whatever is still running. Synchronous. */
+export function killAllChildren(signal = 'SIGKILL') {
+  for (const child of children) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Counts the service log's lines by pino level and keeps its warn/error lines (up to keepMax;
+ * a few `samples` cut short for the report): a run whose service logged errors (5000s, pool
+ * trouble) should say so next to its figures.
+ */
+export async function summarizeLog(logFile, { keepMax = 2000, stoppedAt = Infinity } = {}) {
+  // atShutdown: warn/error lines stamped after the runner asked the process to stop.
+  const summary = { lines: 0, warn: 0, error: 0, fatal: 0, atShutdown: 0, samples: [], kept: [] };
+  const LEVEL = /"level":(\d+)/;
+  const TIME = /"time":(\d+)/;
+  try {
+    const lines = createInterface({ input: createReadStream(logFile, 'utf8'), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (!line) continue;
+      summary.lines++;
+      const level = Number(LEVEL.exec(line)?.[1] ?? (line.startsWith('{') ? 30 : 40));
+      if (level < 40) continue;
+      if (Number(TIME.exec(line)?.[1] ?? 0) >= stoppedAt) summary.atShutdown++;
+      if (level >= 60) summary.fatal++;
+      else if (level >= 50) summary.error++;
+      else summary.warn++;
+      if (summary.samples.length < 5) summary.samples.push(line.slice(0, 400));
+      if (summary.kept.length < keepMax) summary.kept.push(line);
+    }
+  } catch {
+    // no log
+  }
+  return summary;
+}
+
+const round1 = (value) => Math.round(value * 10) / 10;
