@@ -155,9 +155,15 @@ function launch(name, args, env, logFile) {
   }
 }
 
+/** The Node flags production starts the service with: those of `npm run start:prod`. */
+export function productionNodeFlags() {
+  const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'];
+  return script.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /**
- * `node dist/main.js` (from the run's snapshot of dist/) against `databaseUrl`, production
- * settings, rate limits far above the load.
+ * `node <start:prod's flags> dist/main.js` (from the run's snapshot of dist/) against
+ * `databaseUrl`, production settings, rate limits far above the load.
  */
 export async function startService({ databaseUrl, poolSize, logLevel, logFile }) {
   const port = await freePort();
@@ -173,7 +179,7 @@ export async function startService({ databaseUrl, poolSize, logLevel, logFile })
     RATE_LIMIT_DISPUTE_PER_MINUTE: unlimited,
     RATE_LIMIT_ADMIN_PER_MINUTE: unlimited,
   });
-  const server = new ServerProcess('service', launch('service', [join(distDir(), 'main.js')], env, logFile), port, logFile);
+  const server = new ServerProcess('service', launch('service', [...productionNodeFlags(), join(distDir(), 'main.js')], env, logFile), port, logFile);
   await server.waitReady();
   return server;
 }

@@ -3,11 +3,13 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 import type { SuccessEnvelope } from './error-catalogue';
+import { JsonText } from './json-text';
 import { RAW_RESPONSE } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
 
 /**
- * Wraps a handler's return value in the success envelope. A body-parser failure held back
+ * Wraps a handler's return value in the success envelope (splicing in `data` that is already
+ * serialized, a JsonText). A body-parser failure held back
  * by the body middleware is raised here, after the guards: authentication is checked first.
  */
 @Injectable()
@@ -22,8 +24,13 @@ export class EnvelopeInterceptor implements NestInterceptor {
     if (request.context?.bodyError) throw request.context.bodyError;
     const response = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
-      map((data: unknown): SuccessEnvelope<unknown> => {
+      map((data: unknown): SuccessEnvelope<unknown> | string => {
         response.locals.envelopeCode = 0;
+        if (data instanceof JsonText) {
+          // The same bytes Express's res.json would send for the envelope object.
+          response.setHeader('content-type', 'application/json; charset=utf-8');
+          return `{"code":0,"msg":"success","data":${data.json}}`;
+        }
         return { code: 0, msg: 'success', data };
       }),
     );

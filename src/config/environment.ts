@@ -73,7 +73,7 @@ export class Environment {
   @IsInt()
   @Min(1)
   @Max(1000000)
-  PUBLIC_CACHE_MAX_ENTRIES = 20000;
+  PUBLIC_CACHE_MAX_ENTRIES = 10000;
 
   @Transform(toInt)
   @IsInt()

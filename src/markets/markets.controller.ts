@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope } from '../docs/api-envelope.decorator';
 import { PublicMarketData } from '../docs/responses.schema';
-import type { MarketItem } from './market-item';
+import type { JsonText } from '../common/json-text';
 import { MarketsService } from './markets.service';
 import { parsePublicMarketQuery } from './public-market-query';
 import { RateLimit } from '../observability/rate-limits';
@@ -13,7 +13,7 @@ import { RateLimit } from '../observability/rate-limits';
 export class MarketsController {
   constructor(private readonly markets: MarketsService) {}
 
-  /** get_public_market (spec §4.1). */
+  /** get_public_market (spec §4.1): `data` is `{markets: [market_item]}`, serialized once per cached record. */
   @Get('public')
   @ApiEnvelope(PublicMarketData, 'A market\'s settlement record, by slug and source (no authentication)', [
     'SLUG_REQUIRED',
@@ -22,7 +22,7 @@ export class MarketsController {
   ])
   @ApiQuery({ name: 'slug', type: String, required: true, example: 'btc-above-100k-2026', description: 'Market slug; leading and trailing "/" are ignored' })
   @ApiQuery({ name: 'source', type: String, required: true, example: 'demo', description: 'The partner-specific source identifier' })
-  async getPublicMarket(@Query() query: Record<string, unknown>): Promise<{ markets: MarketItem[] }> {
-    return { markets: await this.markets.findPublicMarkets(parsePublicMarketQuery(query)) };
+  getPublicMarket(@Query() query: Record<string, unknown>): Promise<JsonText> {
+    return this.markets.findPublicMarkets(parsePublicMarketQuery(query));
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { JsonText } from '../common/json-text';
 import { SqlPool } from '../database/sql-pool';
 import { isUniqueViolation } from '../database/database-errors';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
@@ -38,10 +39,10 @@ export class MarketsService {
   ) {}
 
   /** get_public_market: the hot path partners poll; from the cache, else one indexed round trip. */
-  findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<MarketItem[]> {
+  findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<JsonText> {
     return this.cache.get(source, slug, async () => {
       const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
-      return rows.map((row) => row.item);
+      return JsonText.of({ markets: rows.map((row) => row.item) });
     });
   }
 

@@ -3,7 +3,7 @@ import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import type { DatabaseLocation } from '../database/database.module';
 import type { MetricsService } from '../observability/metrics.service';
-import type { MarketItem } from './market-item';
+import { JsonText } from '../common/json-text';
 import { PublicMarketCache } from './public-market-cache';
 
 function cacheWith(settings: { ttlMs?: number; maxEntries?: number } = {}) {
@@ -24,9 +24,9 @@ function recordSource() {
   const source = {
     version: 1,
     loads: 0,
-    load: async (): Promise<MarketItem[]> => {
+    load: async (): Promise<JsonText> => {
       source.loads++;
-      return [{ reasoning: `v${source.version}` } as MarketItem];
+      return new JsonText(`v${source.version}`);
     },
   };
   return source;
@@ -45,7 +45,7 @@ describe('PublicMarketCache', () => {
     await cache.get('acme', 'm', record.load);
     const again = await cache.get('acme', 'm', record.load);
     expect(record.loads).toBe(1);
-    expect(again[0].reasoning).toBe('v1');
+    expect(again.json).toBe('v1');
   });
 
   it('loads afresh after an eviction', async () => {
@@ -54,30 +54,30 @@ describe('PublicMarketCache', () => {
     await cache.get('acme', 'm', record.load);
     record.version = 2;
     cache.evict('acme', 'm');
-    expect((await cache.get('acme', 'm', record.load))[0].reasoning).toBe('v2');
+    expect((await cache.get('acme', 'm', record.load)).json).toBe('v2');
   });
 
   it('does not store what a read started before an eviction returned', async () => {
     const cache = cacheWith();
-    const slow = deferred<MarketItem[]>();
+    const slow = deferred<JsonText>();
     const inFlight = cache.get('acme', 'm', () => slow.promise);
     cache.evict('acme', 'm'); // the write commits while the read is under way
-    slow.resolve([{ reasoning: 'old' } as MarketItem]);
-    expect((await inFlight)[0].reasoning).toBe('old'); // that reader asked before the write
+    slow.resolve(new JsonText('old'));
+    expect((await inFlight).json).toBe('old'); // that reader asked before the write
 
     const record = recordSource();
     record.version = 2;
-    expect((await cache.get('acme', 'm', record.load))[0].reasoning).toBe('v2');
+    expect((await cache.get('acme', 'm', record.load)).json).toBe('v2');
     expect(record.loads).toBe(1);
   });
 
   it('does not store a read that spanned a loss of the change listener', async () => {
     const cache = cacheWith();
-    const slow = deferred<MarketItem[]>();
+    const slow = deferred<JsonText>();
     const inFlight = cache.get('acme', 'm', () => slow.promise);
     (cache as unknown as { stopServing(): void }).stopServing();
     (cache as unknown as { listening: boolean }).listening = true; // listening again
-    slow.resolve([{ reasoning: 'old' } as MarketItem]);
+    slow.resolve(new JsonText('old'));
     await inFlight;
 
     const record = recordSource();
@@ -139,11 +139,11 @@ describe('PublicMarketCache', () => {
 
   it('does not store a read whose key was evicted and then dropped to make room', async () => {
     const cache = cacheWith({ maxEntries: 1 });
-    const slow = deferred<MarketItem[]>();
+    const slow = deferred<JsonText>();
     const inFlight = cache.get('acme', 'm', () => slow.promise);
     cache.evict('acme', 'm');
     cache.evict('acme', 'other'); // pushes m's tombstone out
-    slow.resolve([{ reasoning: 'old' } as MarketItem]);
+    slow.resolve(new JsonText('old'));
     await inFlight;
 
     const record = recordSource();

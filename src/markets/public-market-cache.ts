@@ -5,7 +5,7 @@ import type { EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { MetricsService } from '../observability/metrics.service';
-import type { MarketItem } from './market-item';
+import type { JsonText } from '../common/json-text';
 
 export const MARKET_CHANGED_CHANNEL = 'market_changed';
 export const LISTENER_APPLICATION_NAME = 'settlement-oracle-cache-listener';
@@ -16,8 +16,8 @@ const ANNOUNCEMENT_WAIT_MS = 250;
 const HEARD_TRANSACTIONS_KEPT = 4096;
 
 interface Entry {
-  /** The cached answer, or null for a tombstone: the key changed at `version`. */
-  items: MarketItem[] | null;
+  /** The cached answer, serialized, or null for a tombstone: the key changed at `version`. */
+  data: JsonText | null;
   version: number;
   expiresAt: number;
 }
@@ -41,7 +41,7 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly entries = new Map<string, Entry>();
-  private readonly reads = new Map<string, Promise<MarketItem[]>>();
+  private readonly reads = new Map<string, Promise<JsonText>>();
   /** Bumped by every eviction; a tombstone holds the value of its own. */
   private version = 0;
   /** The newest tombstone dropped to make room, so a read cannot mistake its key for unchanged. */
@@ -88,16 +88,16 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** The cached answer for (source, slug), or `load()`'s, stored when that is safe. */
-  async get(source: string, slug: string, load: () => Promise<MarketItem[]>): Promise<MarketItem[]> {
+  async get(source: string, slug: string, load: () => Promise<JsonText>): Promise<JsonText> {
     if (!this.serving) {
       this.metrics.publicCache.inc({ result: 'bypass' });
       return load();
     }
     const key = keyOf(source, slug);
     const entry = this.entries.get(key);
-    if (entry?.items && entry.expiresAt > Date.now()) {
+    if (entry?.data && entry.expiresAt > Date.now()) {
       this.metrics.publicCache.inc({ result: 'hit' });
-      return entry.items;
+      return entry.data;
     }
     this.metrics.publicCache.inc({ result: 'miss' });
     const pending = this.reads.get(key);
@@ -142,19 +142,19 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     if (!this.enabled) return;
     const key = keyOf(source, slug);
     this.reads.delete(key);
-    this.store(key, { items: null, version: ++this.version, expiresAt: Date.now() + this.ttlMs });
+    this.store(key, { data: null, version: ++this.version, expiresAt: Date.now() + this.ttlMs });
   }
 
-  private async readThrough(key: string, load: () => Promise<MarketItem[]>): Promise<MarketItem[]> {
+  private async readThrough(key: string, load: () => Promise<JsonText>): Promise<JsonText> {
     const startedAt = this.version;
     const epoch = this.epoch;
-    const items = await load();
+    const data = await load();
     const current = this.entries.get(key);
     const evictedSince = current === undefined ? this.droppedTombstone > startedAt : current.version > startedAt;
     if (this.serving && this.epoch === epoch && !evictedSince) {
-      this.store(key, { items, version: startedAt, expiresAt: Date.now() + this.ttlMs });
+      this.store(key, { data, version: startedAt, expiresAt: Date.now() + this.ttlMs });
     }
-    return items;
+    return data;
   }
 
   private store(key: string, entry: Entry): void {
@@ -162,7 +162,7 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     this.entries.set(key, entry);
     if (this.entries.size <= this.maxEntries) return;
     const [oldestKey, oldest] = this.entries.entries().next().value!;
-    if (oldest.items === null) this.droppedTombstone = Math.max(this.droppedTombstone, oldest.version);
+    if (oldest.data === null) this.droppedTombstone = Math.max(this.droppedTombstone, oldest.version);
     this.entries.delete(oldestKey);
   }
 
