@@ -81,6 +81,8 @@ export class ServerProcess {
   readonly exited: Promise<ServerExit>;
   exit: ServerExit | null = null;
   private readonly output: string[] = [];
+  /** Every line the server wrote, stdout and stderr. */
+  readonly lines: string[] = [];
   private readonly notable: string[] = [];
 
   private constructor(
@@ -185,6 +187,7 @@ export class ServerProcess {
   }
 
   private record(line: string): void {
+    this.lines.push(line);
     keepLast(this.output, line, OUTPUT_LINES_KEPT);
     // pino-http's one line per request carries responseTime; anything else is worth keeping longer.
     if (!line.includes('"responseTime":')) keepLast(this.notable, line, OUTPUT_LINES_KEPT);

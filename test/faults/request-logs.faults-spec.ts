@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { disputeBody, seedResolvedMarkets, type SeededMarket } from './support/seed';
+import { ADMIN_MASTER_KEY, ServerProcess } from './support/server-process';
+
+/**
+ * The request log of the real built server, read from its stdout as ops would: one JSON line
+ * per request with the fields the README promises, and no credential anywhere in the output.
+ */
+describe('faults: request logs', () => {
+  let postgres: FaultPostgres;
+  let database: FaultDatabase;
+  let server: ServerProcess | undefined;
+  let market: SeededMarket;
+
+  beforeAll(async () => {
+    postgres = await FaultPostgres.start();
+    database = await postgres.createDatabase();
+    server = await ServerProcess.start({ databaseUrl: database.url, name: 'logs-server', env: { LOG_LEVEL: 'info' } });
+    const dataSource = await postgres.connect(database);
+    [market] = (await seedResolvedMarkets(dataSource, 1, 1)).markets;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await postgres?.destroy();
+  });
+
+  it('writes one JSON line per request with id, route, code, duration and caller, and no secret', async () => {
+    const s = server!;
+    const cookie = 'session=cookie-secret-0123456789';
+    const wrongKey = 'sok_this-key-is-wrong-but-still-a-secret';
+    const sent = [
+      await s.http.request('GET', `/oracle/markets/public?slug=${market.slug}&source=${market.source}`, {
+        headers: { cookie, 'x-request-id': 'ops-trace-1' },
+      }),
+      await s.http.request('POST', '/oracle/markets/dispute/submit', {
+        headers: { 'x-api-key': market.apiKey, cookie },
+        body: disputeBody(market.id),
+      }),
+      await s.http.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': wrongKey }, body: {} }),
+      await s.http.request('GET', '/admin/disputes', { headers: { authorization: `Bearer ${ADMIN_MASTER_KEY}` } }),
+    ];
+    expect(sent.map((response) => response.body.code)).toEqual([0, 0, 4011, 0]);
+    await sleep(200); // the last line is written when its response has finished
+
+    const requestLines = s.lines
+      .filter((line) => line.includes('"responseTime":') && !line.includes('/health/'))
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    expect(requestLines).toHaveLength(4);
+    const [read, filed, refused, queue] = requestLines;
+    for (const line of requestLines) {
+      expect(line).toMatchObject({ level: 30, reqId: expect.any(String), responseTime: expect.any(Number), route: expect.any(String) });
+      expect(line.req).toEqual({ id: line.reqId, method: expect.any(String), url: expect.any(String), remoteAddress: expect.any(String) });
+    }
+    expect(read).toMatchObject({ reqId: 'ops-trace-1', route: '/oracle/markets/public', code: 0 });
+    expect(filed).toMatchObject({ route: '/oracle/markets/dispute/submit', code: 0, partner: market.source });
+    expect(refused).toMatchObject({ route: '/oracle/markets/dispute/submit', code: 4011 });
+    expect(queue).toMatchObject({ route: '/admin/disputes', code: 0, actor: 'master' });
+
+    const output = s.lines.join('\n');
+    for (const secret of [market.apiKey, wrongKey, ADMIN_MASTER_KEY, 'cookie-secret-0123456789', new URL(database.url).password]) {
+      if (secret) expect(output).not.toContain(secret);
+    }
+  });
+});
