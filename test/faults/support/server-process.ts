@@ -1,10 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../../src/database/embedded-database';
 import { HttpClient } from './http-client';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -48,16 +48,6 @@ export function machineNodeVersion(): string {
   return execFileSync(machineNode(), ['--version'], { encoding: 'utf8' }).trim();
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface ServerOptions {
   databaseUrl: string;
