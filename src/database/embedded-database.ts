@@ -96,7 +96,8 @@ async function stopLeftoverServer(clusterDir: string, onLog: (message: string) =
   for (let waited = 0; waited < 5_000 && isAlive(pid); waited += 100) await sleep(100);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, owned by another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

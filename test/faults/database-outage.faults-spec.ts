@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual as isDeepEqual } from 'node:util';
-import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { startOneServer } from './support/one-server';
 import type { HttpResult } from './support/http-client';
-import { disputeBody, marketStates, seedResolvedMarkets, type SeededMarket } from './support/seed';
-import { ServerProcess } from './support/server-process';
+import { disputeBody, marketStates, type SeededMarket } from './support/seed';
+import type { ServerProcess } from './support/server-process';
 
 const READERS = 4;
 const READ_PAUSE_MS = 20;
@@ -38,11 +39,9 @@ describe('faults: the database stops while requests flow', () => {
   let disputeTargets: SeededMarket[];
 
   beforeAll(async () => {
-    postgres = await FaultPostgres.start();
-    database = await postgres.createDatabase();
-    server = await ServerProcess.start({ databaseUrl: database.url, name: 'outage-server' });
-    const dataSource = await postgres.connect(database);
-    const { markets } = await seedResolvedMarkets(dataSource, 1, 251);
+    const started = await startOneServer({ name: 'outage-server', perPartner: 251 });
+    ({ postgres, database, server } = started);
+    const { dataSource, markets } = started;
     [readTarget, ...disputeTargets] = markets;
     // Our own connections would only see the outage too: closed now, reopened for the checks.
     await dataSource.destroy();

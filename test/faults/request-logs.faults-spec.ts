@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
-import { disputeBody, seedResolvedMarkets, type SeededMarket } from './support/seed';
-import { ADMIN_MASTER_KEY, ServerProcess } from './support/server-process';
+import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { startOneServer } from './support/one-server';
+import { disputeBody, type SeededMarket } from './support/seed';
+import { ADMIN_MASTER_KEY, type ServerProcess } from './support/server-process';
 
 /**
  * The request log of the real built server, read from its stdout as ops would: one JSON line
@@ -15,11 +16,9 @@ describe('faults: request logs', () => {
   let market: SeededMarket;
 
   beforeAll(async () => {
-    postgres = await FaultPostgres.start();
-    database = await postgres.createDatabase();
-    server = await ServerProcess.start({ databaseUrl: database.url, name: 'logs-server', env: { LOG_LEVEL: 'info' } });
-    const dataSource = await postgres.connect(database);
-    [market] = (await seedResolvedMarkets(dataSource, 1, 1)).markets;
+    let markets: SeededMarket[];
+    ({ postgres, database, server, markets } = await startOneServer({ name: 'logs-server', env: { LOG_LEVEL: 'info' } }));
+    [market] = markets;
   });
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { startOneServer } from './support/one-server';
 import { type HttpResult, runPool } from './support/http-client';
-import { disputeBody, marketStates, seedResolvedMarkets, type SeededMarket, waitForNoServerSessions } from './support/seed';
+import { disputeBody, marketStates, type SeededMarket, waitForNoServerSessions } from './support/seed';
 import { ServerProcess } from './support/server-process';
 
 const PARTNERS = 3;
@@ -24,11 +25,11 @@ describe('faults: SIGKILL while disputes are being filed', () => {
   let markets: SeededMarket[];
 
   beforeAll(async () => {
-    postgres = await FaultPostgres.start();
-    database = await postgres.createDatabase();
-    server = await ServerProcess.start({ databaseUrl: database.url, name: 'sigkill-server' });
-    const dataSource = await postgres.connect(database);
-    markets = (await seedResolvedMarkets(dataSource, PARTNERS, MARKETS_PER_PARTNER)).markets;
+    ({ postgres, database, server, markets } = await startOneServer({
+      name: 'sigkill-server',
+      partners: PARTNERS,
+      perPartner: MARKETS_PER_PARTNER,
+    }));
   });
 
   afterAll(async () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
-import { disputeBody, seedResolvedMarkets, type SeededMarket } from './support/seed';
-import { ServerProcess } from './support/server-process';
+import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { startOneServer } from './support/one-server';
+import { disputeBody, type SeededMarket } from './support/seed';
+import type { ServerProcess } from './support/server-process';
 
 /**
  * SIGTERM with a request in flight: the server stops accepting connections, lets the request
@@ -16,11 +17,9 @@ describe('faults: SIGTERM with a request in flight', () => {
   let market: SeededMarket;
 
   beforeAll(async () => {
-    postgres = await FaultPostgres.start();
-    database = await postgres.createDatabase();
-    server = await ServerProcess.start({ databaseUrl: database.url, name: 'sigterm-server' });
-    const dataSource = await postgres.connect(database);
-    [market] = (await seedResolvedMarkets(dataSource, 1, 1)).markets;
+    let markets: SeededMarket[];
+    ({ postgres, database, server, markets } = await startOneServer({ name: 'sigterm-server' }));
+    [market] = markets;
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isAlive } from '../../../src/database/embedded-database';
 
 /**
  * The fault suites spawn the built server (`npm run test:faults` builds it first). They run a
@@ -24,13 +25,4 @@ export default async function globalSetup(_globalConfig: unknown, projectConfig:
   await cp(dist, snapshot, { recursive: true });
   if (!existsSync(join(snapshot, 'main.js'))) throw new Error('dist/ changed while it was being copied: run again');
   process.env.FAULTS_SERVER_DIR = snapshot;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
