@@ -102,7 +102,9 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     this.metrics.publicCache.inc({ result: 'miss' });
     const pending = this.reads.get(key);
     if (pending) return pending;
-    const read = this.readThrough(key, load).finally(() => this.reads.delete(key));
+    const read: Promise<JsonText> = this.readThrough(key, load).finally(() => {
+      if (this.reads.get(key) === read) this.reads.delete(key); // an eviction may have replaced it
+    });
     this.reads.set(key, read);
     return read;
   }
