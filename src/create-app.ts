@@ -2,11 +2,12 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { Environment } from './config/environment';
+import { apiSecurityHeaders } from './common/security-headers';
 import { setUpApiDocs } from './docs/api-docs';
+import { installPublicReadFastPath } from './markets/public-read-fast-path';
 
 /**
  * Builds the application exactly as production runs it; tests use it too. The filter,
@@ -34,10 +35,14 @@ export async function createApp(): Promise<NestExpressApplication> {
   if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
 
   // Strict security headers on the API; the docs UI needs its own scripts and styles.
-  const apiHeaders = helmet();
-  app.use((req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/docs') ? next() : apiHeaders(req, res, next)));
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    req.path.startsWith('/docs') ? next() : apiSecurityHeaders(req, res, next),
+  );
 
   setUpApiDocs(app);
+  // Partners' polling of public records, answered from the cache ahead of Express (CORS
+  // headers are not reproduced there: with CORS on, every request takes the pipeline).
+  if (!corsOrigins) installPublicReadFastPath(app);
   return app;
 }
 

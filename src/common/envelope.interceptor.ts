@@ -27,9 +27,8 @@ export class EnvelopeInterceptor implements NestInterceptor {
       map((data: unknown): SuccessEnvelope<unknown> | string => {
         response.locals.envelopeCode = 0;
         if (data instanceof JsonText) {
-          // The same bytes Express's res.json would send for the envelope object.
           response.setHeader('content-type', 'application/json; charset=utf-8');
-          return `{"code":0,"msg":"success","data":${data.json}}`;
+          return data.envelope();
         }
         return { code: 0, msg: 'success', data };
       }),

@@ -22,12 +22,15 @@ const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => tru
 export function ensureRequestContext(req: Request, res: Response): RequestContext {
   const existing = (req as Partial<ServiceRequest>).context;
   if (existing) return existing;
-  const incoming = req.header('x-request-id');
-  const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const context: RequestContext = { requestId };
+  const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']) };
   (req as ServiceRequest).context = context;
-  res.setHeader('x-request-id', requestId);
+  res.setHeader('x-request-id', context.requestId);
   return context;
+}
+
+/** The caller's `x-request-id` when it is sane, else a new UUID. */
+export function requestIdOf(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 // The body-parser failures toApiError maps by their `type`.

@@ -12,7 +12,7 @@ function cacheWith(settings: { ttlMs?: number; maxEntries?: number } = {}) {
     PUBLIC_CACHE_MAX_ENTRIES: settings.maxEntries ?? 100,
   };
   const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
-  const metrics = { publicCache: { inc: () => undefined } } as unknown as MetricsService;
+  const metrics = { publicCache: { labels: () => ({ inc: () => undefined }) } } as unknown as MetricsService;
   const cache = new PublicMarketCache(config, { url: 'unused', embedded: null } as DatabaseLocation, metrics);
   // As if the change listener were connected (the e2e suite covers the real one).
   (cache as unknown as { listening: boolean }).listening = true;
@@ -107,6 +107,21 @@ describe('PublicMarketCache', () => {
     const record = recordSource();
     await cache.get('acme', 'm', record.load);
     await cache.get('acme', 'm', record.load);
+    expect(record.loads).toBe(2);
+  });
+
+  it('peeks at what it would serve, without loading: nothing before a load, after an eviction, or while deaf', async () => {
+    const cache = cacheWith();
+    const record = recordSource();
+    expect(cache.peek('acme', 'm')).toBeUndefined();
+    await cache.get('acme', 'm', record.load);
+    expect(cache.peek('acme', 'm')?.json).toBe('v1');
+    expect(cache.peek('other', 'm')).toBeUndefined();
+    cache.evict('acme', 'm');
+    expect(cache.peek('acme', 'm')).toBeUndefined();
+    await cache.get('acme', 'm', record.load);
+    (cache as unknown as { listening: boolean }).listening = false;
+    expect(cache.peek('acme', 'm')).toBeUndefined();
     expect(record.loads).toBe(2);
   });
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import pg from 'pg';
+import type { Counter } from 'prom-client';
 import type { EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
@@ -57,14 +58,20 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   /** The latest transactions heard of: an announcement can arrive before its writer waits. */
   private readonly heardTransactions = new Set<string>();
   private closed = false;
+  private readonly hits: Counter.Internal;
+  private readonly misses: Counter.Internal;
+  private readonly bypasses: Counter.Internal;
 
   constructor(
     config: ConfigService<Environment, true>,
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
-    private readonly metrics: MetricsService,
+    metrics: MetricsService,
   ) {
     this.ttlMs = config.get('PUBLIC_CACHE_TTL_MS', { infer: true });
     this.maxEntries = config.get('PUBLIC_CACHE_MAX_ENTRIES', { infer: true });
+    this.hits = metrics.publicCache.labels({ result: 'hit' });
+    this.misses = metrics.publicCache.labels({ result: 'miss' });
+    this.bypasses = metrics.publicCache.labels({ result: 'bypass' });
   }
 
   get enabled(): boolean {
@@ -90,16 +97,13 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   /** The cached answer for (source, slug), or `load()`'s, stored when that is safe. */
   async get(source: string, slug: string, load: () => Promise<JsonText>): Promise<JsonText> {
     if (!this.serving) {
-      this.metrics.publicCache.inc({ result: 'bypass' });
+      this.bypasses.inc();
       return load();
     }
+    const cached = this.peek(source, slug);
+    if (cached) return cached;
+    this.misses.inc();
     const key = keyOf(source, slug);
-    const entry = this.entries.get(key);
-    if (entry?.data && entry.expiresAt > Date.now()) {
-      this.metrics.publicCache.inc({ result: 'hit' });
-      return entry.data;
-    }
-    this.metrics.publicCache.inc({ result: 'miss' });
     const pending = this.reads.get(key);
     if (pending) return pending;
     const read: Promise<JsonText> = this.readThrough(key, load).finally(() => {
@@ -107,6 +111,18 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     });
     this.reads.set(key, read);
     return read;
+  }
+
+  /**
+   * The cached answer for (source, slug) when one may be served now (counted as a hit), else
+   * undefined (not counted: the caller goes on to `get`). Never touches the database.
+   */
+  peek(source: string, slug: string): JsonText | undefined {
+    if (!this.serving) return undefined;
+    const entry = this.entries.get(keyOf(source, slug));
+    if (!entry?.data || entry.expiresAt <= Date.now()) return undefined;
+    this.hits.inc();
+    return entry.data;
   }
 
   /**

@@ -2,6 +2,7 @@ import { ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { createHash } from 'node:crypto';
 import { hashKey } from '../auth/key-hashing';
 import type { Environment } from '../config/environment';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
@@ -17,7 +18,8 @@ export const RATE_LIMIT = 'rate-limit:kind';
  */
 export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
 
-const WINDOW_MS = 60_000;
+/** Every budget is per minute: a fixed window, and a tracker over its limit waits it out. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 function kindOf(context: ExecutionContext): RateLimitKind | undefined {
   return (
@@ -28,7 +30,20 @@ function kindOf(context: ExecutionContext): RateLimitKind | undefined {
 function trackerOf(req: Request, kind: RateLimitKind): string {
   if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
   if (kind === 'admin') return `admin:${hashKey(req.header('authorization') ?? '')}`;
-  return `ip:${req.ip}`;
+  return publicTracker(req.ip ?? '');
+}
+
+/** The public budget's tracker: the client's IP, as Express's `trust proxy` sees it. */
+export function publicTracker(ip: string): string {
+  return `ip:${ip}`;
+}
+
+/**
+ * A tracker's counter for one route: @nestjs/throttler's own key scheme (each route has its own
+ * budget), stated here so that the public read's fast path counts into the same counter.
+ */
+export function rateLimitKey(controller: string, handler: string, throttler: string, tracker: string): string {
+  return createHash('sha256').update(`${controller}-${handler}-${throttler}-${tracker}`).digest('hex');
 }
 
 /** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
@@ -43,10 +58,11 @@ export function rateLimitOptions(config: ConfigService<Environment, true>): Thro
     throttlers: [
       {
         name: 'default',
-        ttl: WINDOW_MS,
+        ttl: RATE_LIMIT_WINDOW_MS,
         limit: (context) => perMinute[kindOf(context)!],
         skipIf: (context) => kindOf(context) === undefined,
         getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
+        generateKey: (context, tracker, name) => rateLimitKey(context.getClass().name, context.getHandler().name, name, tracker),
       },
     ],
     storage: redisUrl

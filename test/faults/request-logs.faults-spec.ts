@@ -14,11 +14,12 @@ describe('faults: request logs', () => {
   let database: FaultDatabase;
   let server: ServerProcess | undefined;
   let market: SeededMarket;
+  let another: SeededMarket;
 
   beforeAll(async () => {
     let markets: SeededMarket[];
-    ({ postgres, database, server, markets } = await startOneServer({ name: 'logs-server', env: { LOG_LEVEL: 'info' } }));
-    [market] = markets;
+    ({ postgres, database, server, markets } = await startOneServer({ name: 'logs-server', perPartner: 2, env: { LOG_LEVEL: 'info' } }));
+    [market, another] = markets;
   });
 
   afterAll(async () => {
@@ -62,5 +63,28 @@ describe('faults: request logs', () => {
     for (const secret of [market.apiKey, wrongKey, ADMIN_MASTER_KEY, 'cookie-secret-0123456789', new URL(database.url).password]) {
       if (secret) expect(output).not.toContain(secret);
     }
+  });
+
+  it('logs a read answered from the cache ahead of Express exactly as the pipeline logs it', async () => {
+    const s = server!;
+    const path = `/oracle/markets/public?slug=${another.slug}&source=${another.source}`;
+    const hits = async () => Number(/oracle_public_cache_lookups_total\{result="hit"\} (\d+)/.exec((await s.http.request('GET', '/metrics')).body)?.[1] ?? 0);
+    const hitsBefore = await hits();
+    const miss = await s.http.request('GET', path, { headers: { 'x-request-id': 'ops-trace-miss' } });
+    const hit = await s.http.request('GET', path, { headers: { 'x-request-id': 'ops-trace-hit' } });
+    expect([miss.body.code, hit.body.code]).toEqual([0, 0]);
+    expect(await hits()).toBe(hitsBefore + 1); // the second read was the cached one
+    await sleep(200);
+
+    const lineOf = (requestId: string) => {
+      const lines = s.lines.filter((line) => line.includes(`"reqId":"${requestId}"`));
+      expect(lines).toHaveLength(1);
+      return JSON.parse(lines[0]) as Record<string, any>;
+    };
+    const [pipelineLine, fastLine] = [lineOf('ops-trace-miss'), lineOf('ops-trace-hit')];
+    const varying = (line: Record<string, any>) => ({ ...line, time: 0, reqId: '', req: { ...line.req, id: '' }, responseTime: 0 });
+    expect(Object.keys(fastLine)).toEqual(Object.keys(pipelineLine));
+    expect(varying(fastLine)).toEqual(varying(pipelineLine));
+    expect(fastLine).toMatchObject({ reqId: 'ops-trace-hit', req: { id: 'ops-trace-hit', url: path }, route: '/oracle/markets/public', code: 0 });
   });
 });

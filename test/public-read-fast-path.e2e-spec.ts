@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Response, Test } from 'supertest';
+import { Fixtures } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const LIMIT = 6;
+
+/**
+ * A public read of a cached record is answered ahead of Express and Nest
+ * (src/markets/public-read-fast-path.ts). These tests hold it to the pipeline's answer for
+ * the same request: same headers in the same order, same bytes, same rate-limit budget; and
+ * check that it leaves every other request to the pipeline. Each test reads as its own
+ * client (X-Forwarded-For, with TRUST_PROXY on), so each has a fresh budget of LIMIT.
+ */
+describe('public read fast path', () => {
+  let t: TestApp;
+  let fixtures: Fixtures;
+  let source: string;
+  let pipelineCalls = 0;
+  let clients = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PUBLIC_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true', PUBLIC_CACHE_TTL_MS: '60000' });
+    fixtures = new Fixtures(t.dataSource);
+    ({ source } = await fixtures.partner('fast-path'));
+    // Express's app function hands every request it gets to app.handle: count them.
+    const express = t.app.getHttpAdapter().getInstance() as { handle: (...args: unknown[]) => unknown };
+    const handle = express.handle;
+    express.handle = function (this: unknown, ...args: unknown[]) {
+      pipelineCalls++;
+      return handle.apply(this, args);
+    };
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const newClient = () => `203.0.113.${++clients}`;
+
+  /** The response, and whether Express saw the request. */
+  const send = async (request: PromiseLike<Response>) => {
+    const before = pipelineCalls;
+    const response = await request;
+    return { response, byPipeline: pipelineCalls > before };
+  };
+
+  const read = (client: string, query: string, requestId?: string) => {
+    const request = t.http.get(`/oracle/markets/public?${query}`).set('x-forwarded-for', client);
+    return send(requestId ? request.set('x-request-id', requestId) : request);
+  };
+
+  /** Raw headers as sent, in order, without those that differ from one request to the next. */
+  const stableHeaders = (response: Response) => {
+    const raw = (response as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders;
+    const pairs: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      if (!['date', 'x-request-id', 'x-ratelimit-remaining'].includes(raw[i].toLowerCase())) pairs.push(`${raw[i]}: ${raw[i + 1]}`);
+    }
+    return pairs;
+  };
+
+  it('answers a cached record itself, with the pipeline\'s headers, in order, and bytes', async () => {
+    const market = await fixtures.market(source, { proofs: 2 });
+    const client = newClient();
+    const query = `slug=${market.slug}&source=${source}`;
+
+    const first = await read(client, query, 'trace-first');
+    expect(first.byPipeline).toBe(true); // not cached yet
+    const second = await read(client, query, 'trace-second');
+    expect(second.byPipeline).toBe(false);
+
+    expect(second.response.status).toBe(200);
+    expect(second.response.text).toBe(first.response.text);
+    expect(JSON.parse(second.response.text)).toMatchObject({ code: 0, msg: 'success', data: { markets: [{ slug: market.slug }] } });
+    expect(stableHeaders(second.response)).toEqual(stableHeaders(first.response));
+    expect(stableHeaders(second.response)).toEqual(
+      expect.arrayContaining(['Content-Type: application/json; charset=utf-8', `X-RateLimit-Limit: ${LIMIT}`, 'X-Frame-Options: SAMEORIGIN']),
+    );
+    expect(first.response.headers['x-request-id']).toBe('trace-first');
+    expect(second.response.headers['x-request-id']).toBe('trace-second');
+    expect(first.response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+    expect(second.response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 2));
+
+    // An id that is not short and plain is replaced, as the pipeline does.
+    const unsafe = await read(client, query, 'forged {"level":50} id');
+    expect(unsafe.byPipeline).toBe(false);
+    expect(unsafe.response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reads the query as Express does: encoded, reordered and slash-wrapped forms of a cached record', async () => {
+    const market = await fixtures.market(source);
+    const client = newClient();
+    const canonical = await read(client, `slug=${market.slug}&source=${source}`);
+    expect(canonical.byPipeline).toBe(true);
+    for (const query of [
+      `source=${source}&slug=${market.slug}`,
+      `slug=${encodeURIComponent(`/${market.slug}/`)}&source=${source}`,
+      `slug=${market.slug.replace(/-/g, '%2D')}&source=${source}`,
+    ]) {
+      const { response, byPipeline } = await read(client, query);
+      expect({ query, byPipeline }).toEqual({ query, byPipeline: false });
+      expect(response.text).toBe(canonical.response.text);
+    }
+  });
+
+  it('counts into the pipeline\'s rate-limit budget, and leaves the 4290 to the pipeline', async () => {
+    const market = await fixtures.market(source);
+    const client = newClient();
+    const query = `slug=${market.slug}&source=${source}`;
+    const answers = [];
+    for (let i = 0; i < LIMIT + 2; i++) answers.push(await read(client, query));
+
+    expect(answers.map((a) => a.byPipeline)).toEqual([true, ...Array(LIMIT - 1).fill(false), true, true]);
+    expect(answers.map((a) => a.response.body.code)).toEqual([...Array(LIMIT).fill(0), 4290, 4290]);
+    expect(answers.map((a) => a.response.headers['x-ratelimit-remaining'])).toEqual([
+      ...Array.from({ length: LIMIT }, (_, i) => String(LIMIT - 1 - i)),
+      undefined,
+      undefined,
+    ]);
+    const limited = answers[LIMIT].response;
+    expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: 'too many requests' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+
+    // The budget is the client's, as `trust proxy` sees it: another client is not limited.
+    const other = await read(newClient(), query);
+    expect({ code: other.response.body.code, byPipeline: other.byPipeline }).toEqual({ code: 0, byPipeline: false });
+  });
+
+  it('leaves every other request to the pipeline, even for a cached record', async () => {
+    const market = await fixtures.market(source);
+    const query = `slug=${market.slug}&source=${source}`;
+    expect((await read(newClient(), query)).response.body.code).toBe(0); // cached now
+    const path = `/oracle/markets/public?${query}`;
+
+    const cases: [string, () => Test, number | undefined][] = [
+      ['unknown parameter', () => t.http.get(`${path}&page=2`), 4000],
+      ['repeated parameter', () => t.http.get(`${path}&slug=${market.slug}`), 4000],
+      ['no source', () => t.http.get(`/oracle/markets/public?slug=${market.slug}`), 4101],
+      ['trailing slash', () => t.http.get(`/oracle/markets/public/?${query}`), 0],
+      ['other letter case', () => t.http.get(`/Oracle/Markets/Public?${query}`), 0],
+      ['a body', () => t.http.get(path).set('content-type', 'application/json').send('{"x":'), 4001],
+      ['HEAD', () => t.http.head(path), undefined],
+      ['POST', () => t.http.post(path), 4044],
+    ];
+    for (const [name, request, code] of cases) {
+      const { response, byPipeline } = await send(request().set('x-forwarded-for', newClient()));
+      expect({ name, byPipeline, status: response.status, code: response.body?.code }).toEqual({ name, byPipeline: true, status: 200, code });
+    }
+  });
+
+  it('counts what it answers in the request and cache metrics', async () => {
+    const market = await fixtures.market(source);
+    const client = newClient();
+    const query = `slug=${market.slug}&source=${source}`;
+    await read(client, query);
+    const metric = async (pattern: RegExp) => Number(pattern.exec((await t.http.get('/metrics')).text)?.[1] ?? 0);
+    const requests = /oracle_http_requests_total\{method="GET",route="\/oracle\/markets\/public",code="0"\} (\d+)/;
+    const hits = /oracle_public_cache_lookups_total\{result="hit"\} (\d+)/;
+    const [requestsBefore, hitsBefore] = [await metric(requests), await metric(hits)];
+    for (let i = 0; i < 3; i++) expect((await read(client, query)).byPipeline).toBe(false);
+    expect(await metric(requests)).toBe(requestsBefore + 3);
+    expect(await metric(hits)).toBe(hitsBefore + 3);
+  });
+});
