@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import type { DatabaseLocation } from '../database/database.module';
@@ -32,6 +32,8 @@ function recordSource() {
   return source;
 }
 
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
 function deferred<T>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((done) => (resolve = done));
@@ -39,6 +41,10 @@ function deferred<T>() {
 }
 
 describe('PublicMarketCache', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
   it('answers repeated reads of a key from one load', async () => {
     const cache = cacheWith();
     const record = recordSource();
@@ -113,16 +119,56 @@ describe('PublicMarketCache', () => {
   it('peeks at what it would serve, without loading: nothing before a load, after an eviction, or while deaf', async () => {
     const cache = cacheWith();
     const record = recordSource();
-    expect(cache.peek('acme', 'm')).toBeUndefined();
+    expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
     await cache.get('acme', 'm', record.load);
-    expect(cache.peek('acme', 'm')?.json).toBe('v1');
-    expect(cache.peek('other', 'm')).toBeUndefined();
+    expect(cache.peek('acme', 'm', record.load)?.json).toBe('v1');
+    expect(cache.peek('other', 'm', record.load)).toBeUndefined();
     cache.evict('acme', 'm');
-    expect(cache.peek('acme', 'm')).toBeUndefined();
+    expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
     await cache.get('acme', 'm', record.load);
     (cache as unknown as { listening: boolean }).listening = false;
-    expect(cache.peek('acme', 'm')).toBeUndefined();
+    expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
     expect(record.loads).toBe(2);
+  });
+
+  it('reloads a record polled in the last quarter of its life, serving it meanwhile, once', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0); // lifetimes of the whole TTL: reload from 150 ms
+    const cache = cacheWith({ ttlMs: 200 });
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    expect(cache.peek('acme', 'm', record.load)?.json).toBe('v1');
+    expect(record.loads).toBe(1); // early in its life: no reload
+
+    await sleep(160);
+    record.version = 2;
+    const slow = deferred<JsonText>();
+    const reload = () => {
+      record.loads++;
+      return slow.promise;
+    };
+    const served = [cache.peek('acme', 'm', reload), cache.peek('acme', 'm', reload)];
+    expect(record.loads).toBe(2); // one reload for both
+    slow.resolve(new JsonText('v2'));
+    await sleep(0);
+    expect(served.map((answer) => answer?.json)).toEqual(['v1', 'v1']);
+    expect(cache.peek('acme', 'm', record.load)?.json).toBe('v2');
+    expect(record.loads).toBe(2);
+  });
+
+  it('does not store a reload that an eviction overtook', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const cache = cacheWith({ ttlMs: 200 });
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    await sleep(160);
+    const slow = deferred<JsonText>();
+    cache.peek('acme', 'm', () => slow.promise);
+    cache.evict('acme', 'm'); // the write commits while the reload is under way
+    slow.resolve(new JsonText('old'));
+    await sleep(0);
+    expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
+    record.version = 2;
+    expect((await cache.get('acme', 'm', record.load)).json).toBe('v2');
   });
 
   it('is off with a TTL of 0', async () => {

@@ -21,6 +21,8 @@ interface Entry {
   data: JsonText | null;
   version: number;
   expiresAt: number;
+  /** From then on, a hit also reloads the record in the background (refresh-ahead). */
+  refreshAt: number;
 }
 
 /**
@@ -33,7 +35,7 @@ interface Entry {
  *   carry the version of the eviction);
  * - while the announcements cannot be heard (listener down, database gone), nothing is served
  *   from or stored in the cache, and it is emptied when listening resumes;
- * - every entry expires after PUBLIC_CACHE_TTL_MS regardless.
+ * - every entry expires after PUBLIC_CACHE_TTL_MS regardless (sooner, at random, down to half).
  * Concurrent misses of one key share one database read.
  */
 @Injectable()
@@ -100,27 +102,27 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
       this.bypasses.inc();
       return load();
     }
-    const cached = this.peek(source, slug);
+    const cached = this.peek(source, slug, load);
     if (cached) return cached;
     this.misses.inc();
     const key = keyOf(source, slug);
-    const pending = this.reads.get(key);
-    if (pending) return pending;
-    const read: Promise<JsonText> = this.readThrough(key, load).finally(() => {
-      if (this.reads.get(key) === read) this.reads.delete(key); // an eviction may have replaced it
-    });
-    this.reads.set(key, read);
-    return read;
+    return this.reads.get(key) ?? this.sharedRead(key, load);
   }
 
   /**
    * The cached answer for (source, slug) when one may be served now (counted as a hit), else
-   * undefined (not counted: the caller goes on to `get`). Never touches the database.
+   * undefined (not counted: the caller goes on to `get`). Never waits for the database; in
+   * the last quarter of the record's life it starts reloading it with `load`, so that a
+   * record partners keep polling is replaced before it expires instead of missing.
    */
-  peek(source: string, slug: string): JsonText | undefined {
+  peek(source: string, slug: string, load: () => Promise<JsonText>): JsonText | undefined {
     if (!this.serving) return undefined;
-    const entry = this.entries.get(keyOf(source, slug));
-    if (!entry?.data || entry.expiresAt <= Date.now()) return undefined;
+    const key = keyOf(source, slug);
+    const entry = this.entries.get(key);
+    if (!entry?.data) return undefined;
+    const now = Date.now();
+    if (entry.expiresAt <= now) return undefined;
+    if (entry.refreshAt <= now && !this.reads.has(key)) this.sharedRead(key, load).catch(() => undefined);
     this.hits.inc();
     return entry.data;
   }
@@ -160,7 +162,16 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     if (!this.enabled) return;
     const key = keyOf(source, slug);
     this.reads.delete(key);
-    this.store(key, { data: null, version: ++this.version, expiresAt: Date.now() + this.ttlMs });
+    this.store(key, { data: null, version: ++this.version, expiresAt: 0, refreshAt: 0 });
+  }
+
+  /** Reads the key through, with concurrent reads of it waiting for this one. */
+  private sharedRead(key: string, load: () => Promise<JsonText>): Promise<JsonText> {
+    const read: Promise<JsonText> = this.readThrough(key, load).finally(() => {
+      if (this.reads.get(key) === read) this.reads.delete(key); // an eviction may have replaced it
+    });
+    this.reads.set(key, read);
+    return read;
   }
 
   private async readThrough(key: string, load: () => Promise<JsonText>): Promise<JsonText> {
@@ -170,9 +181,20 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     const current = this.entries.get(key);
     const evictedSince = current === undefined ? this.droppedTombstone > startedAt : current.version > startedAt;
     if (this.serving && this.epoch === epoch && !evictedSince) {
-      this.store(key, { data, version: startedAt, expiresAt: Date.now() + this.ttlMs });
+      const now = Date.now();
+      const lifetime = this.lifetime();
+      this.store(key, { data, version: startedAt, expiresAt: now + lifetime, refreshAt: now + Math.floor(lifetime * 0.75) });
     }
     return data;
+  }
+
+  /**
+   * Between half the TTL and the TTL, at random: records cached together (a partner's batch,
+   * a restart) would otherwise expire together, and their misses queue on the pool at once:
+   * that burst, every TTL, was the public read's p99 (docs/benchmarks.md).
+   */
+  private lifetime(): number {
+    return this.ttlMs - Math.floor(Math.random() * (this.ttlMs / 2));
   }
 
   private store(key: string, entry: Entry): void {

@@ -14,7 +14,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { publicTracker, RATE_LIMIT_WINDOW_MS, rateLimitKey } from '../observability/rate-limits';
 import { MarketsController } from './markets.controller';
 import { parsePublicMarketQuery } from './public-market-query';
-import { PublicMarketCache } from './public-market-cache';
+import { MarketsService } from './markets.service';
 
 /** The route's template, as the metrics and the log line name it. */
 const ROUTE = '/oracle/markets/public';
@@ -27,7 +27,7 @@ const HANDLER = MarketsController.prototype.getPublicMarket.name;
 
 /** What the fast path needs from the application, resolved once. */
 export interface FastPathParts {
-  cache: PublicMarketCache;
+  markets: MarketsService;
   storage: ThrottlerStorage;
   metrics: MetricsService;
   /** Requests per client IP per window on the public budget. */
@@ -101,7 +101,7 @@ export class PublicReadFastPath {
     } catch {
       return undefined;
     }
-    return this.parts.cache.peek(query.source, query.slug);
+    return this.parts.markets.cachedPublicMarkets(query);
   }
 
   private answer(
@@ -150,7 +150,7 @@ export class PublicReadFastPath {
 export function installPublicReadFastPath(app: NestExpressApplication): void {
   const config = app.get(ConfigService<Environment, true>);
   const fastPath = new PublicReadFastPath({
-    cache: app.get(PublicMarketCache),
+    markets: app.get(MarketsService),
     storage: app.get<ThrottlerStorage>(ThrottlerStorage),
     metrics: app.get(MetricsService),
     limit: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
