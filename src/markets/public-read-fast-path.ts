@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ThrottlerStorage } from '@nestjs/throttler';
@@ -34,7 +35,11 @@ export interface FastPathParts {
   limit: number;
   /** Express's compiled `trust proxy` setting: who the client is behind proxies. */
   trustProxy: (address: string, hop: number) => boolean;
+  /** pino-http's logger, which writes the request log lines. */
+  requestLog: PinoLoggerRoot;
 }
+
+type PinoLoggerRoot = NonNullable<typeof PinoLogger.root>;
 
 /**
  * `GET /oracle/markets/public` for a record already in the public cache, answered before Express
@@ -53,6 +58,7 @@ export interface FastPathParts {
  * counter is being updated makes the read concurrent with that write, which may see either.
  */
 export class PublicReadFastPath {
+  private readonly logger = new Logger('Errors');
   private readonly securityHeaders = recordedSecurityHeaders();
   private readonly limitHeader: string;
   private readonly requests: Counter.Internal;
@@ -69,21 +75,43 @@ export class PublicReadFastPath {
    * a cached public read. `pipeline` gets the requests taken but then left to it.
    */
   take(req: IncomingMessage, res: ServerResponse, pipeline: RequestListener): boolean {
-    const record = this.cachedRecordFor(req);
-    if (!record) return false;
-    const started = process.hrtime.bigint();
-    const requestId = requestIdOf(req.headers['x-request-id']);
-    const key = rateLimitKey(MarketsController.name, HANDLER, THROTTLER, publicTracker(proxyAddr(req, this.parts.trustProxy)));
+    let taken: { record: JsonText; requestId: string; key: string; started: bigint } | undefined;
+    try {
+      const record = this.cachedRecordFor(req);
+      if (!record) return false;
+      const tracker = publicTracker(proxyAddr(req, this.parts.trustProxy));
+      taken = {
+        record,
+        requestId: requestIdOf(req.headers['x-request-id']),
+        key: rateLimitKey(MarketsController.name, HANDLER, THROTTLER, tracker),
+        started: process.hrtime.bigint(),
+      };
+    } catch (error) {
+      this.failed(error);
+      return false;
+    }
+    const { record, requestId, key, started } = taken;
     this.parts.storage.increment(key, RATE_LIMIT_WINDOW_MS, this.parts.limit, RATE_LIMIT_WINDOW_MS, THROTTLER).then(
       ({ isBlocked, totalHits, timeToExpire }) => {
         // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290.
         if (isBlocked) return pipeline(req, res);
-        this.answer(req, res, record, requestId, Math.max(0, this.parts.limit - totalHits), timeToExpire, started);
+        try {
+          this.answer(req, res, record, requestId, Math.max(0, this.parts.limit - totalHits), timeToExpire, started);
+        } catch (error) {
+          this.failed(error, requestId);
+          if (res.headersSent) res.destroy();
+          else pipeline(req, res);
+        }
       },
       // The counters' store failed (Redis): the pipeline reports it as it does for any route.
       () => pipeline(req, res),
     );
     return true;
+  }
+
+  /** A bug here must not take the process down: logged like the exception filter logs one. */
+  private failed(error: unknown, requestId?: string): void {
+    this.logger.error({ requestId, route: ROUTE, err: error }, error instanceof Error ? error.stack : String(error));
   }
 
   /** The cached record `req` asks for, if it is a plain public read the pipeline would answer with it. */
@@ -129,7 +157,7 @@ export class PublicReadFastPath {
     this.requests.inc();
     this.latency.observe(seconds);
     // pino-http's line for this request (src/observability/logging.ts), field for field.
-    PinoLogger.root.info(
+    this.parts.requestLog.info(
       {
         reqId: requestId,
         req: { id: requestId, method: req.method, url: req.url, socket: req.socket },
@@ -149,12 +177,14 @@ export class PublicReadFastPath {
  */
 export function installPublicReadFastPath(app: NestExpressApplication): void {
   const config = app.get(ConfigService<Environment, true>);
+  if (!PinoLogger.root) throw new Error('the request logger (nestjs-pino) is not set up yet');
   const fastPath = new PublicReadFastPath({
     markets: app.get(MarketsService),
     storage: app.get<ThrottlerStorage>(ThrottlerStorage),
     metrics: app.get(MetricsService),
     limit: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
     trustProxy: app.getHttpAdapter().getInstance().get('trust proxy fn'),
+    requestLog: PinoLogger.root,
   });
   const server = app.getHttpServer() as Server;
   const [pipeline, ...others] = server.listeners('request') as RequestListener[];
