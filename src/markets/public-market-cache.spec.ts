@@ -12,7 +12,10 @@ function cacheWith(settings: { ttlMs?: number; maxEntries?: number } = {}) {
     PUBLIC_CACHE_MAX_ENTRIES: settings.maxEntries ?? 100,
   };
   const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
-  const metrics = { publicCache: { labels: () => ({ inc: () => undefined }) } } as unknown as MetricsService;
+  const metrics = {
+    publicCache: { labels: () => ({ inc: () => undefined }) },
+    publicCacheReloads: { inc: () => undefined },
+  } as unknown as MetricsService;
   const cache = new PublicMarketCache(config, { url: 'unused', embedded: null } as DatabaseLocation, metrics);
   // As if the change listener were connected (the e2e suite covers the real one).
   (cache as unknown as { listening: boolean }).listening = true;
@@ -131,44 +134,95 @@ describe('PublicMarketCache', () => {
     expect(record.loads).toBe(2);
   });
 
+  /** Date.now() under the test's control, from `start`. */
+  const clock = (start = 1_000_000) => {
+    let now = start;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    return { advance: (ms: number) => (now += ms) };
+  };
+
   it('reloads a record polled in the last quarter of its life, serving it meanwhile, once', async () => {
-    jest.spyOn(Math, 'random').mockReturnValue(0); // lifetimes of the whole TTL: reload from 150 ms
+    const time = clock();
+    jest.spyOn(Math, 'random').mockReturnValue(0); // a lifetime of the whole TTL: reload from 150 ms
     const cache = cacheWith({ ttlMs: 200 });
     const record = recordSource();
     await cache.get('acme', 'm', record.load);
+    time.advance(149);
     expect(cache.peek('acme', 'm', record.load)?.json).toBe('v1');
-    expect(record.loads).toBe(1); // early in its life: no reload
+    expect(record.loads).toBe(1); // not yet in its last quarter: no reload
 
-    await sleep(160);
+    time.advance(11);
     record.version = 2;
     const slow = deferred<JsonText>();
     const reload = () => {
       record.loads++;
       return slow.promise;
     };
+    expect(cache.has('acme', 'm')).toBe(true);
+    expect(record.loads).toBe(1); // has() starts nothing
     const served = [cache.peek('acme', 'm', reload), cache.peek('acme', 'm', reload)];
     expect(record.loads).toBe(2); // one reload for both
+    expect(served.map((answer) => answer?.json)).toEqual(['v1', 'v1']);
     slow.resolve(new JsonText('v2'));
     await sleep(0);
-    expect(served.map((answer) => answer?.json)).toEqual(['v1', 'v1']);
     expect(cache.peek('acme', 'm', record.load)?.json).toBe('v2');
-    expect(record.loads).toBe(2);
+    time.advance(199); // the reloaded record lives its own lifetime
+    expect(cache.peek('acme', 'm', record.load)?.json).toBe('v2');
+    time.advance(1);
+    expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
   });
 
-  it('does not store a reload that an eviction overtook', async () => {
+  it('tries a reload once: a failed one lets the record expire as it would have', async () => {
+    const time = clock();
     jest.spyOn(Math, 'random').mockReturnValue(0);
     const cache = cacheWith({ ttlMs: 200 });
     const record = recordSource();
     await cache.get('acme', 'm', record.load);
-    await sleep(160);
+    time.advance(160);
+    let attempts = 0;
+    const failing = () => {
+      attempts++;
+      return Promise.reject(new Error('database down'));
+    };
+    expect(cache.peek('acme', 'm', failing)?.json).toBe('v1');
+    await sleep(0);
+    expect(cache.peek('acme', 'm', failing)?.json).toBe('v1');
+    expect(attempts).toBe(1);
+    time.advance(40);
+    expect(cache.peek('acme', 'm', failing)).toBeUndefined();
+  });
+
+  it('does not store a reload that an eviction overtook', async () => {
+    const time = clock();
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const cache = cacheWith({ ttlMs: 200 });
+    const record = recordSource();
+    await cache.get('acme', 'm', record.load);
+    time.advance(160);
     const slow = deferred<JsonText>();
-    cache.peek('acme', 'm', () => slow.promise);
+    expect(cache.peek('acme', 'm', () => slow.promise)?.json).toBe('v1'); // starts the reload
     cache.evict('acme', 'm'); // the write commits while the reload is under way
     slow.resolve(new JsonText('old'));
     await sleep(0);
     expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
     record.version = 2;
     expect((await cache.get('acme', 'm', record.load)).json).toBe('v2');
+  });
+
+  it('gives each record a lifetime between half the TTL and the TTL', async () => {
+    const time = clock();
+    const cache = cacheWith({ ttlMs: 200 });
+    const record = recordSource();
+    jest.spyOn(Math, 'random').mockReturnValue(0.9999); // the shortest lifetime
+    await cache.get('acme', 'short', record.load);
+    jest.spyOn(Math, 'random').mockReturnValue(0); // the longest
+    await cache.get('acme', 'long', record.load);
+    time.advance(100);
+    expect([cache.has('acme', 'short'), cache.has('acme', 'long')]).toEqual([true, true]);
+    time.advance(1);
+    expect([cache.has('acme', 'short'), cache.has('acme', 'long')]).toEqual([false, true]);
+    time.advance(99);
+    expect(cache.has('acme', 'long')).toBe(false);
   });
 
   it('is off with a TTL of 0', async () => {

@@ -63,6 +63,7 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   private readonly hits: Counter.Internal;
   private readonly misses: Counter.Internal;
   private readonly bypasses: Counter.Internal;
+  private readonly reloads: Counter<'result'>;
 
   constructor(
     config: ConfigService<Environment, true>,
@@ -74,6 +75,7 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
     this.hits = metrics.publicCache.labels({ result: 'hit' });
     this.misses = metrics.publicCache.labels({ result: 'miss' });
     this.bypasses = metrics.publicCache.labels({ result: 'bypass' });
+    this.reloads = metrics.publicCacheReloads;
   }
 
   get enabled(): boolean {
@@ -110,21 +112,37 @@ export class PublicMarketCache implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * The cached answer for (source, slug) when one may be served now (counted as a hit), else
-   * undefined (not counted: the caller goes on to `get`). Never waits for the database; in
-   * the last quarter of the record's life it starts reloading it with `load`, so that a
-   * record partners keep polling is replaced before it expires instead of missing.
+   * The cached answer for (source, slug) when one may be served now, to serve it: counted as
+   * a hit, and in the last quarter of the record's life a reload with `load` starts in the
+   * background (once), so that a record partners keep polling is replaced before it expires
+   * instead of missing. Undefined otherwise (not counted: the caller goes on to `get`). Never
+   * waits for the database.
    */
   peek(source: string, slug: string, load: () => Promise<JsonText>): JsonText | undefined {
-    if (!this.serving) return undefined;
     const key = keyOf(source, slug);
-    const entry = this.entries.get(key);
-    if (!entry?.data) return undefined;
-    const now = Date.now();
-    if (entry.expiresAt <= now) return undefined;
-    if (entry.refreshAt <= now && !this.reads.has(key)) this.sharedRead(key, load).catch(() => undefined);
+    const entry = this.servable(key);
+    if (!entry) return undefined;
+    if (entry.refreshAt <= Date.now() && !this.reads.has(key)) {
+      entry.refreshAt = Infinity; // one attempt: if it fails, the record expires as it would have
+      this.sharedRead(key, load).then(
+        () => this.reloads.inc({ result: 'ok' }),
+        () => this.reloads.inc({ result: 'failed' }),
+      );
+    }
     this.hits.inc();
     return entry.data;
+  }
+
+  /** Whether `peek` would serve (source, slug) now; counts nothing, starts nothing. */
+  has(source: string, slug: string): boolean {
+    return this.servable(keyOf(source, slug)) !== undefined;
+  }
+
+  private servable(key: string): (Entry & { data: JsonText }) | undefined {
+    if (!this.serving) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry?.data || entry.expiresAt <= Date.now()) return undefined;
+    return entry as Entry & { data: JsonText };
   }
 
   /**

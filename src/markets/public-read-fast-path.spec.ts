@@ -8,30 +8,40 @@ import { PublicReadFastPath, type FastPathParts } from './public-read-fast-path'
 
 const RECORD = new JsonText('{"markets":[]}');
 
-/** The fast path over fakes: one cached record (source `acme`, slug `m`), a real rate-limit store. */
-function fastPathWith(overrides: Partial<FastPathParts> = {}) {
+/**
+ * The fast path over fakes: the cache holds the records of `cached` (by default source `acme`,
+ * slug `m`; `evict` empties it), the rate-limit store is a real one unless replaced.
+ */
+function fastPathWith(overrides: Partial<FastPathParts> = {}, cached = (source: string, slug: string) => source === 'acme' && slug === 'm') {
   const logged: unknown[] = [];
-  const counted = { requests: 0 };
+  const counted = { requests: 0, answered: 0, served: 0 };
+  let evicted = false;
+  const holds = ({ source, slug }: { source: string; slug: string }) => !evicted && cached(source, slug);
   const parts: FastPathParts = {
     markets: {
-      cachedPublicMarkets: ({ source, slug }: { source: string; slug: string }) =>
-        source === 'acme' && slug === 'm' ? RECORD : undefined,
+      hasCachedPublicMarkets: holds,
+      cachedPublicMarkets: (query: { source: string; slug: string }) => {
+        if (!holds(query)) return undefined;
+        counted.served++;
+        return RECORD;
+      },
     } as unknown as MarketsService,
     storage: new MemoryThrottlerStorage(),
     metrics: {
       requests: { labels: () => ({ inc: () => counted.requests++ }) },
       latency: { labels: () => ({ observe: () => undefined }) },
+      publicFastPath: { inc: () => counted.answered++ },
     } as unknown as MetricsService,
     limit: 2,
     trustProxy: () => false,
     requestLog: { info: (line: unknown) => logged.push(line) } as unknown as FastPathParts['requestLog'],
     ...overrides,
   };
-  return { fastPath: new PublicReadFastPath(parts), parts, logged, counted };
+  return { fastPath: new PublicReadFastPath(parts), parts, logged, counted, evict: () => (evicted = true) };
 }
 
 function request(url: string, headers: Record<string, string> = {}, method = 'GET'): IncomingMessage {
-  const socket = { remoteAddress: '192.0.2.1' };
+  const socket = { remoteAddress: '192.0.2.1', destroyed: false };
   return { method, url, headers, socket, connection: socket } as unknown as IncomingMessage;
 }
 
@@ -63,8 +73,8 @@ describe('PublicReadFastPath', () => {
   afterEach(() => {
     for (const storage of storages.splice(0)) storage.onApplicationShutdown?.();
   });
-  const make = (overrides: Partial<FastPathParts> = {}) => {
-    const made = fastPathWith(overrides);
+  const make = (overrides: Partial<FastPathParts> = {}, cached?: (source: string, slug: string) => boolean) => {
+    const made = fastPathWith(overrides, cached);
     storages.push(made.parts.storage as MemoryThrottlerStorage);
     return made;
   };
@@ -81,7 +91,7 @@ describe('PublicReadFastPath', () => {
     const header = (name: string) => head[head.indexOf(name) + 1];
     expect([header('x-request-id'), header('X-RateLimit-Limit'), header('X-RateLimit-Remaining'), header('X-RateLimit-Reset')]).toEqual(['r-1', '2', '1', '60']);
     expect(header('Content-Length')).toBe(String(Buffer.byteLength(sent.body!)));
-    expect(counted.requests).toBe(1);
+    expect(counted).toEqual({ requests: 1, answered: 1, served: 1 });
     expect(logged).toEqual([expect.objectContaining({ reqId: 'r-1', route: '/oracle/markets/public', code: 0 })]);
   });
 
@@ -102,27 +112,94 @@ describe('PublicReadFastPath', () => {
     }
   });
 
-  it('leaves a caller over its limit to the pipeline, after counting the hit once', async () => {
-    const { fastPath } = make({ limit: 1 });
+  it('takes no URL that Express would parse another way, whatever the cache holds', async () => {
+    const { fastPath, counted } = make({}, () => true);
+    for (const url of ['/oracle/markets/public?slug=m&source=acme#x', '/oracle/markets/public?slug=m&source=ac\u00a0me']) {
+      expect({ url, taken: fastPath.take(request(url), response().res, () => undefined) }).toEqual({ url, taken: false });
+    }
+    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => undefined)).toBe(true);
+    expect(counted.served).toBe(0); // deciding counts nothing
+    await settle();
+    expect(counted.served).toBe(1);
+  });
+
+  it('leaves a caller over its limit to the pipeline, counting each request once and no cache hit', async () => {
+    const increments: string[] = [];
+    const store = new MemoryThrottlerStorage();
+    const { fastPath, counted } = make({
+      limit: 1,
+      storage: {
+        increment: (...args: Parameters<MemoryThrottlerStorage['increment']>) => {
+          increments.push(args[0]);
+          return store.increment(...args);
+        },
+      },
+    });
+    storages.push(store);
     const url = '/oracle/markets/public?slug=m&source=acme';
     const pipeline = { calls: 0 };
     for (let i = 0; i < 3; i++) fastPath.take(request(url), response().res, () => pipeline.calls++);
     await settle();
     expect(pipeline.calls).toBe(2);
+    expect(increments).toHaveLength(3);
+    expect(new Set(increments).size).toBe(1);
+    expect(counted).toEqual({ requests: 1, answered: 1, served: 1 });
   });
 
-  it('leaves the request to the pipeline when the rate-limit store fails, or when answering fails', async () => {
+  it('reads the record after counting: evicted meanwhile, the pipeline answers', async () => {
+    let release!: (record: Awaited<ReturnType<MemoryThrottlerStorage['increment']>>) => void;
+    const { fastPath, evict, counted } = make({ storage: { increment: () => new Promise((done) => (release = done)) } });
+    const { res, sent } = response();
+    const pipeline = { calls: 0 };
+    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++)).toBe(true);
+    evict(); // a write is acknowledged while the counter is updated (Redis)
+    release({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+    await settle();
+    expect(pipeline.calls).toBe(1);
+    expect(sent.head).toBeUndefined();
+    expect(counted.served).toBe(0);
+  });
+
+  it('leaves a request whose client is gone to the pipeline', async () => {
+    const { fastPath } = make();
+    const req = request('/oracle/markets/public?slug=m&source=acme');
+    const { res, sent } = response();
+    const pipeline = { calls: 0 };
+    fastPath.take(req, res, () => pipeline.calls++);
+    (req.socket as { destroyed: boolean }).destroyed = true;
+    await settle();
+    expect(pipeline.calls).toBe(1);
+    expect(sent.head).toBeUndefined();
+  });
+
+  it('keeps an answer that was sent when the log line fails', async () => {
+    const { fastPath } = make({ requestLog: { info: () => { throw new Error('log failed'); } } as unknown as FastPathParts['requestLog'] });
+    const { res, sent } = response();
+    const pipeline = { calls: 0 };
+    fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++);
+    await settle();
+    expect(pipeline.calls).toBe(0);
+    expect(sent.body).toBeDefined();
+    expect(sent.destroyed).toBe(false);
+  });
+
+  it('leaves the request to the pipeline when the rate-limit store fails or throws, or when answering fails', async () => {
     const failing = make({ storage: { increment: () => Promise.reject(new Error('redis down')) } });
     const pipeline = { calls: 0 };
     failing.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => pipeline.calls++);
     await settle();
     expect(pipeline.calls).toBe(1);
 
+    const throwing = make({ storage: { increment: () => { throw new Error('store bug'); } } });
+    throwing.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => pipeline.calls++);
+    await settle();
+    expect(pipeline.calls).toBe(2);
+
     const { fastPath } = make();
     const { res, sent } = response({ failWriteHead: true });
     fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++);
     await settle();
-    expect(pipeline.calls).toBe(2);
+    expect(pipeline.calls).toBe(3);
     expect(sent.destroyed).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { PinoLogger } from 'nestjs-pino';
 import type { Counter, Histogram } from 'prom-client';
 import proxyAddr from 'proxy-addr';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import type { JsonText } from '../common/json-text';
 import { requestIdOf } from '../common/request-context.middleware';
 import { recordedSecurityHeaders } from '../common/security-headers';
@@ -14,7 +15,7 @@ import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { publicTracker, RATE_LIMIT_WINDOW_MS, rateLimitKey } from '../observability/rate-limits';
 import { MarketsController } from './markets.controller';
-import { parsePublicMarketQuery } from './public-market-query';
+import { parsePublicMarketQuery, type PublicMarketQuery } from './public-market-query';
 import { MarketsService } from './markets.service';
 
 /** The route's template, as the metrics and the log line name it. */
@@ -50,12 +51,12 @@ type PinoLoggerRoot = NonNullable<typeof PinoLogger.root>;
  * It answers only what the full pipeline would answer with that very record, and exactly as
  * the pipeline does: the same helmet headers, `x-request-id`, rate-limit counter and headers,
  * envelope bytes, log line and metrics (test/public-read-fast-path.e2e-spec.ts compares the
- * two). Everything else goes to the pipeline untouched, having counted nothing: a record not
- * in the cache, a query the pipeline would reject, a body, a URL Express would read another
- * way, a client over its rate limit (it gets its 4290 from the pipeline).
- *
- * The record is looked up when the request arrives: a change announced while its rate-limit
- * counter is being updated makes the read concurrent with that write, which may see either.
+ * two, and the fault suite their log lines). Everything else goes to the pipeline untouched,
+ * having counted nothing: a record not in the cache, a query the pipeline would reject, a body,
+ * a URL Express would read another way. A client over its rate limit is counted here, and the
+ * pipeline, which answers its 4290, does not count it again (a blocked counter stays put).
+ * The cache is consulted twice: before counting, without side effects, to decide; after, to
+ * serve (a hit, perhaps a reload ahead), as the pipeline's handler does after its guard.
  */
 export class PublicReadFastPath {
   private readonly logger = new Logger('Errors');
@@ -63,11 +64,13 @@ export class PublicReadFastPath {
   private readonly limitHeader: string;
   private readonly requests: Counter.Internal;
   private readonly latency: Histogram.Internal<'method' | 'route' | 'code'>;
+  private readonly answered: Counter;
 
   constructor(private readonly parts: FastPathParts) {
     this.limitHeader = String(parts.limit);
     this.requests = parts.metrics.requests.labels({ method: 'GET', route: ROUTE, code: '0' });
     this.latency = parts.metrics.latency.labels({ method: 'GET', route: ROUTE, code: '0' });
+    this.answered = parts.metrics.publicFastPath;
   }
 
   /**
@@ -75,13 +78,13 @@ export class PublicReadFastPath {
    * a cached public read. `pipeline` gets the requests taken but then left to it.
    */
   take(req: IncomingMessage, res: ServerResponse, pipeline: RequestListener): boolean {
-    let taken: { record: JsonText; requestId: string; key: string; started: bigint } | undefined;
+    let taken: { query: PublicMarketQuery; requestId: string; key: string; started: bigint };
     try {
-      const record = this.cachedRecordFor(req);
-      if (!record) return false;
+      const query = this.cachedQueryOf(req);
+      if (!query) return false;
       const tracker = publicTracker(proxyAddr(req, this.parts.trustProxy));
       taken = {
-        record,
+        query,
         requestId: requestIdOf(req.headers['x-request-id']),
         key: rateLimitKey(MarketsController.name, HANDLER, THROTTLER, tracker),
         started: process.hrtime.bigint(),
@@ -90,23 +93,48 @@ export class PublicReadFastPath {
       this.failed(error);
       return false;
     }
-    const { record, requestId, key, started } = taken;
-    this.parts.storage.increment(key, RATE_LIMIT_WINDOW_MS, this.parts.limit, RATE_LIMIT_WINDOW_MS, THROTTLER).then(
-      ({ isBlocked, totalHits, timeToExpire }) => {
-        // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290.
-        if (isBlocked) return pipeline(req, res);
-        try {
-          this.answer(req, res, record, requestId, Math.max(0, this.parts.limit - totalHits), timeToExpire, started);
-        } catch (error) {
-          this.failed(error, requestId);
-          if (res.headersSent) res.destroy();
-          else pipeline(req, res);
-        }
-      },
-      // The counters' store failed (Redis): the pipeline reports it as it does for any route.
-      () => pipeline(req, res),
-    );
+    const { key, requestId } = taken;
+    new Promise<ThrottlerStorageRecord>((counted) =>
+      counted(this.parts.storage.increment(key, RATE_LIMIT_WINDOW_MS, this.parts.limit, RATE_LIMIT_WINDOW_MS, THROTTLER)),
+    )
+      .then(
+        (limit) => this.afterCounting(req, res, pipeline, taken, limit),
+        // The counters' store failed (Redis): the pipeline reports it as it does for any route.
+        () => pipeline(req, res),
+      )
+      .catch((error: unknown) => this.failed(error, requestId));
     return true;
+  }
+
+  private afterCounting(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pipeline: RequestListener,
+    { query, requestId, started }: { query: PublicMarketQuery; requestId: string; started: bigint },
+    { isBlocked, totalHits, timeToExpire }: ThrottlerStorageRecord,
+  ): void {
+    // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290. The
+    // client gone meanwhile: the pipeline deals with that as it does for any route.
+    if (isBlocked || req.socket.destroyed) return pipeline(req, res);
+    // The record is read now, after the count, as the pipeline's handler reads it after its
+    // guard: a change acknowledged while the counter was being updated (a Redis round trip)
+    // has evicted it by then. Gone: the pipeline reads it afresh (this request then counts
+    // twice toward the caller's limit, in that rare race).
+    const record = this.parts.markets.cachedPublicMarkets(query);
+    if (!record) return pipeline(req, res);
+    try {
+      this.send(res, record, requestId, Math.max(0, this.parts.limit - totalHits), timeToExpire);
+    } catch (error) {
+      this.failed(error, requestId);
+      if (res.headersSent) res.destroy();
+      else pipeline(req, res);
+      return;
+    }
+    try {
+      this.account(req, requestId, started);
+    } catch (error) {
+      this.failed(error, requestId);
+    }
   }
 
   /** A bug here must not take the process down: logged like the exception filter logs one. */
@@ -114,33 +142,25 @@ export class PublicReadFastPath {
     this.logger.error({ requestId, route: ROUTE, err: error }, error instanceof Error ? error.stack : String(error));
   }
 
-  /** The cached record `req` asks for, if it is a plain public read the pipeline would answer with it. */
-  private cachedRecordFor(req: IncomingMessage): JsonText | undefined {
+  /** The query of `req` if it is a plain public read of a record the cache holds now. */
+  private cachedQueryOf(req: IncomingMessage): PublicMarketQuery | undefined {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith(ROUTE_WITH_QUERY) || UNUSUAL_URL.test(url)) {
       return undefined;
     }
     // The pipeline reads (and may reject) a body even on GET.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return undefined;
-    let query;
+    let query: PublicMarketQuery;
     try {
       // Express's query parser ("simple") is this very function.
       query = parsePublicMarketQuery(parseQueryString(url.slice(ROUTE_WITH_QUERY.length)));
     } catch {
       return undefined;
     }
-    return this.parts.markets.cachedPublicMarkets(query);
+    return this.parts.markets.hasCachedPublicMarkets(query) ? query : undefined;
   }
 
-  private answer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    record: JsonText,
-    requestId: string,
-    remaining: number,
-    resetSeconds: number,
-    started: bigint,
-  ): void {
+  private send(res: ServerResponse, record: JsonText, requestId: string, remaining: number, resetSeconds: number): void {
     const body = record.envelope();
     // In the order the pipeline sets them: helmet, request id, ThrottlerGuard, the interceptor, Express.
     res.writeHead(200, [
@@ -153,9 +173,14 @@ export class PublicReadFastPath {
       'Content-Length', String(Buffer.byteLength(body)),
     ]);
     res.end(body);
+  }
+
+  /** The metrics and the log line of an answered request. */
+  private account(req: IncomingMessage, requestId: string, started: bigint): void {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.requests.inc();
     this.latency.observe(seconds);
+    this.answered.inc();
     // pino-http's line for this request (src/observability/logging.ts), field for field.
     this.parts.requestLog.info(
       {

@@ -45,6 +45,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly publicCacheReloads = new Counter({
+    name: 'oracle_public_cache_reloads_total',
+    help: 'Public records reloaded ahead of their expiry because partners kept polling them: ok or failed',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly publicFastPath = new Counter({
+    name: 'oracle_public_fast_path_total',
+    help: 'Public reads answered from the cache ahead of Express and Nest (also counted in oracle_http_requests_total)',
+    registers: [this.registry],
+  });
+
   constructor(sql: SqlPool) {
     new Gauge({
       name: 'oracle_db_pool_connections',
