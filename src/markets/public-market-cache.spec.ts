@@ -172,13 +172,19 @@ describe('PublicMarketCache', () => {
     expect(cache.peek('acme', 'm', record.load)).toBeUndefined();
   });
 
-  it('tries a reload once: a failed one lets the record expire as it would have', async () => {
+  /** A record cached for the whole TTL (200 ms) and now 160 ms old: in the last quarter of its life. */
+  const recordInItsLastQuarter = async () => {
     const time = clock();
     jest.spyOn(Math, 'random').mockReturnValue(0);
     const cache = cacheWith({ ttlMs: 200 });
     const record = recordSource();
     await cache.get('acme', 'm', record.load);
     time.advance(160);
+    return { time, cache, record };
+  };
+
+  it('tries a reload once: a failed one lets the record expire as it would have', async () => {
+    const { time, cache } = await recordInItsLastQuarter();
     let attempts = 0;
     const failing = () => {
       attempts++;
@@ -193,12 +199,7 @@ describe('PublicMarketCache', () => {
   });
 
   it('does not store a reload that an eviction overtook', async () => {
-    const time = clock();
-    jest.spyOn(Math, 'random').mockReturnValue(0);
-    const cache = cacheWith({ ttlMs: 200 });
-    const record = recordSource();
-    await cache.get('acme', 'm', record.load);
-    time.advance(160);
+    const { cache, record } = await recordInItsLastQuarter();
     const slow = deferred<JsonText>();
     expect(cache.peek('acme', 'm', () => slow.promise)?.json).toBe('v1'); // starts the reload
     cache.evict('acme', 'm'); // the write commits while the reload is under way
