@@ -2,12 +2,12 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import { PinoLogger } from 'nestjs-pino';
 import type { Counter, Histogram } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import type { JsonText } from '../common/json-text';
 import { requestIdOf } from '../common/request-context.middleware';
 import { recordedSecurityHeaders } from '../common/security-headers';
@@ -15,8 +15,8 @@ import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { publicTracker, RATE_LIMIT_WINDOW_MS, rateLimitKey } from '../observability/rate-limits';
 import { MarketsController } from './markets.controller';
-import { parsePublicMarketQuery, type PublicMarketQuery } from './public-market-query';
 import { MarketsService } from './markets.service';
+import { parsePublicMarketQuery, type PublicMarketQuery } from './public-market-query';
 
 /** The route's template, as the metrics and the log line name it. */
 const ROUTE = '/oracle/markets/public';
