@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response, Test } from 'supertest';
 import { Fixtures } from './support/fixtures';
+import { stableHeaders as stableHeadersOf, watchPipeline } from './support/pipeline-watch';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const LIMIT = 6;
@@ -15,21 +16,15 @@ const LIMIT = 6;
 describe('public read fast path', () => {
   let t: TestApp;
   let fixtures: Fixtures;
+  let send: ReturnType<typeof watchPipeline>;
   let source: string;
-  let pipelineCalls = 0;
   let clients = 0;
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PUBLIC_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true', PUBLIC_CACHE_TTL_MS: '60000' });
     fixtures = new Fixtures(t.dataSource);
     ({ source } = await fixtures.partner('fast-path'));
-    // Express's app function hands every request it gets to app.handle: count them.
-    const express = t.app.getHttpAdapter().getInstance() as { handle: (...args: unknown[]) => unknown };
-    const handle = express.handle;
-    express.handle = function (this: unknown, ...args: unknown[]) {
-      pipelineCalls++;
-      return handle.apply(this, args);
-    };
+    send = watchPipeline(t.app);
   });
 
   afterAll(async () => {
@@ -38,28 +33,12 @@ describe('public read fast path', () => {
 
   const newClient = () => `203.0.113.${++clients}`;
 
-  /** The response, and whether Express saw the request. */
-  const send = async (request: PromiseLike<Response>) => {
-    const before = pipelineCalls;
-    const response = await request;
-    return { response, byPipeline: pipelineCalls > before };
-  };
-
   const read = (client: string, query: string, requestId?: string) => {
     const request = t.http.get(`/oracle/markets/public?${query}`).set('x-forwarded-for', client);
     return send(requestId ? request.set('x-request-id', requestId) : request);
   };
 
-  /** Raw headers as sent, in order, with the values that differ from one request to the next blanked. */
-  const stableHeaders = (response: Response) => {
-    const raw = (response as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders;
-    const pairs: string[] = [];
-    for (let i = 0; i < raw.length; i += 2) {
-      const varies = ['date', 'x-request-id', 'x-ratelimit-remaining'].includes(raw[i].toLowerCase());
-      pairs.push(`${raw[i]}: ${varies ? '…' : raw[i + 1]}`);
-    }
-    return pairs;
-  };
+  const stableHeaders = (response: Response) => stableHeadersOf(response, ['date', 'x-request-id', 'x-ratelimit-remaining']);
 
   it('answers a cached record itself, with the pipeline\'s headers, in order, and bytes', async () => {
     const market = await fixtures.market(source, { proofs: 2 });

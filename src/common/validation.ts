@@ -46,15 +46,19 @@ export function StorableText(): PropertyDecorator {
  * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
  * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
  */
-export const ToSafeId = () =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,20}$/.test(value) ? Number(value) : value));
+export const toSafeId = (value: unknown): unknown => (typeof value === 'string' && /^\d{1,20}$/.test(value) ? Number(value) : value);
+
+/** Whether `value` is an id as IsSafeId accepts it (after ToSafeId). */
+export const isSafeId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+export const ToSafeId = () => Transform(({ value }: { value: unknown }) => toSafeId(value));
 
 export function IsSafeId(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isSafeId',
       validator: {
-        validate: (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+        validate: isSafeId,
         defaultMessage: (args) => `${args?.property} must be a positive integer no greater than 9007199254740991`,
       },
     },

@@ -8,6 +8,12 @@ import { PublicReadFastPath, type FastPathParts } from './public-read-fast-path'
 
 const RECORD = new JsonText('{"markets":[]}');
 
+/** A request logger whose `info` is given; its error lines go nowhere. */
+function quietLog(methods: { info: (line: unknown) => unknown }): FastPathParts['requestLog'] {
+  const log = { ...methods, error: () => undefined, child: () => log };
+  return log as unknown as FastPathParts['requestLog'];
+}
+
 /**
  * The fast path over fakes: the cache holds the records of `cached` (by default source `acme`,
  * slug `m`; `evict` empties it), the rate-limit store is a real one unless replaced.
@@ -34,7 +40,7 @@ function fastPathWith(overrides: Partial<FastPathParts> = {}, cached = (source: 
     } as unknown as MetricsService,
     limit: 2,
     trustProxy: () => false,
-    requestLog: { info: (line: unknown) => logged.push(line) } as unknown as FastPathParts['requestLog'],
+    requestLog: quietLog({ info: (line: unknown) => logged.push(line) }),
     ...overrides,
   };
   return { fastPath: new PublicReadFastPath(parts), parts, logged, counted, evict: () => (evicted = true) };
@@ -173,7 +179,7 @@ describe('PublicReadFastPath', () => {
   });
 
   it('keeps an answer that was sent when the log line fails', async () => {
-    const { fastPath } = make({ requestLog: { info: () => { throw new Error('log failed'); } } as unknown as FastPathParts['requestLog'] });
+    const { fastPath } = make({ requestLog: quietLog({ info: () => { throw new Error('log failed'); } }) });
     const { res, sent } = response();
     const pipeline = { calls: 0 };
     fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++);

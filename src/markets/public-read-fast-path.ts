@@ -1,14 +1,12 @@
-import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import { PinoLogger } from 'nestjs-pino';
 import type { Counter, Histogram } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import type { JsonText } from '../common/json-text';
+import { type FastPath, logRequest, logUnexpectedError, type RequestLog, requestLog, secondsSince, sendEnvelope } from '../common/fast-path';
 import { requestIdOf } from '../common/request-context.middleware';
 import { recordedSecurityHeaders } from '../common/security-headers';
 import type { Environment } from '../config/environment';
@@ -37,10 +35,8 @@ export interface FastPathParts {
   /** Express's compiled `trust proxy` setting: who the client is behind proxies. */
   trustProxy: (address: string, hop: number) => boolean;
   /** pino-http's logger, which writes the request log lines. */
-  requestLog: PinoLoggerRoot;
+  requestLog: RequestLog;
 }
-
-type PinoLoggerRoot = NonNullable<typeof PinoLogger.root>;
 
 /**
  * `GET /oracle/markets/public` for a record already in the public cache, answered before Express
@@ -58,16 +54,13 @@ type PinoLoggerRoot = NonNullable<typeof PinoLogger.root>;
  * The cache is consulted twice: before counting, without side effects, to decide; after, to
  * serve (a hit, perhaps a reload ahead), as the pipeline's handler does after its guard.
  */
-export class PublicReadFastPath {
-  private readonly logger = new Logger('Errors');
+export class PublicReadFastPath implements FastPath {
   private readonly securityHeaders = recordedSecurityHeaders();
-  private readonly limitHeader: string;
   private readonly requests: Counter.Internal;
   private readonly latency: Histogram.Internal<'method' | 'route' | 'code'>;
   private readonly answered: Counter;
 
   constructor(private readonly parts: FastPathParts) {
-    this.limitHeader = String(parts.limit);
     this.requests = parts.metrics.requests.labels({ method: 'GET', route: ROUTE, code: '0' });
     this.latency = parts.metrics.latency.labels({ method: 'GET', route: ROUTE, code: '0' });
     this.answered = parts.metrics.publicFastPath;
@@ -123,7 +116,7 @@ export class PublicReadFastPath {
     const record = this.parts.markets.cachedPublicMarkets(query);
     if (!record) return pipeline(req, res);
     try {
-      this.send(res, record, requestId, Math.max(0, this.parts.limit - totalHits), timeToExpire);
+      sendEnvelope(res, this.securityHeaders, requestId, { limit: this.parts.limit, record: { totalHits, timeToExpire } }, record.envelope());
     } catch (error) {
       this.failed(error, requestId);
       if (res.headersSent) res.destroy();
@@ -139,7 +132,7 @@ export class PublicReadFastPath {
 
   /** A bug here must not take the process down: logged like the exception filter logs one. */
   private failed(error: unknown, requestId?: string): void {
-    this.logger.error({ requestId, route: ROUTE, err: error }, error instanceof Error ? error.stack : String(error));
+    logUnexpectedError(this.parts.requestLog, error, { requestId, route: ROUTE });
   }
 
   /** The query of `req` if it is a plain public read of a record the cache holds now. */
@@ -160,62 +153,25 @@ export class PublicReadFastPath {
     return this.parts.markets.hasCachedPublicMarkets(query) ? query : undefined;
   }
 
-  private send(res: ServerResponse, record: JsonText, requestId: string, remaining: number, resetSeconds: number): void {
-    const body = record.envelope();
-    // In the order the pipeline sets them: helmet, request id, ThrottlerGuard, the interceptor, Express.
-    res.writeHead(200, [
-      ...this.securityHeaders,
-      'x-request-id', requestId,
-      'X-RateLimit-Limit', this.limitHeader,
-      'X-RateLimit-Remaining', String(remaining),
-      'X-RateLimit-Reset', String(resetSeconds),
-      'Content-Type', 'application/json; charset=utf-8',
-      'Content-Length', String(Buffer.byteLength(body)),
-    ]);
-    res.end(body);
-  }
-
   /** The metrics and the log line of an answered request. */
   private account(req: IncomingMessage, requestId: string, started: bigint): void {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const seconds = secondsSince(started);
     this.requests.inc();
     this.latency.observe(seconds);
     this.answered.inc();
-    // pino-http's line for this request (src/observability/logging.ts), field for field.
-    this.parts.requestLog.info(
-      {
-        reqId: requestId,
-        req: { id: requestId, method: req.method, url: req.url, socket: req.socket },
-        route: ROUTE,
-        code: 0,
-        res: { statusCode: 200, headersSent: true },
-        responseTime: Math.round(seconds * 1000),
-      },
-      `${req.method} ${req.url} completed`,
-    );
+    logRequest(this.parts.requestLog, req, { requestId, seconds, answered: { route: ROUTE, code: 0 } });
   }
 }
 
-/**
- * Puts the fast path in front of the application on its HTTP server: every request reaches
- * it first, and whatever it does not take goes on to Express as before.
- */
-export function installPublicReadFastPath(app: NestExpressApplication): void {
+/** The public read's fast path, wired to the application's parts. */
+export function publicReadFastPath(app: NestExpressApplication): PublicReadFastPath {
   const config = app.get(ConfigService<Environment, true>);
-  if (!PinoLogger.root) throw new Error('the request logger (nestjs-pino) is not set up yet');
-  const fastPath = new PublicReadFastPath({
+  return new PublicReadFastPath({
     markets: app.get(MarketsService),
     storage: app.get<ThrottlerStorage>(ThrottlerStorage),
     metrics: app.get(MetricsService),
     limit: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
     trustProxy: app.getHttpAdapter().getInstance().get('trust proxy fn'),
-    requestLog: PinoLogger.root,
-  });
-  const server = app.getHttpServer() as Server;
-  const [pipeline, ...others] = server.listeners('request') as RequestListener[];
-  if (!pipeline || others.length > 0) throw new Error('expected one request listener (Express) on the HTTP server');
-  server.removeListener('request', pipeline);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!fastPath.take(req, res, pipeline)) pipeline(req, res);
+    requestLog: requestLog(),
   });
 }

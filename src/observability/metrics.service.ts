@@ -58,6 +58,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly disputeFastPath = new Counter({
+    name: 'oracle_dispute_fast_path_total',
+    help: 'Dispute submissions answered ahead of Express and Nest (also counted in oracle_http_requests_total)',
+    registers: [this.registry],
+  });
+
   constructor(sql: SqlPool) {
     new Gauge({
       name: 'oracle_db_pool_connections',

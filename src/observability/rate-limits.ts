@@ -28,7 +28,7 @@ function kindOf(context: ExecutionContext): RateLimitKind | undefined {
 }
 
 function trackerOf(req: Request, kind: RateLimitKind): string {
-  if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
+  if (kind === 'dispute') return disputeTracker(req.header('x-api-key')?.trim() ?? '');
   if (kind === 'admin') return `admin:${hashKey(req.header('authorization') ?? '')}`;
   return publicTracker(req.ip ?? '');
 }
@@ -36,6 +36,11 @@ function trackerOf(req: Request, kind: RateLimitKind): string {
 /** The public budget's tracker: the client's IP, as Express's `trust proxy` sees it. */
 export function publicTracker(ip: string): string {
   return `ip:${ip}`;
+}
+
+/** The dispute budget's tracker: the partner's API key, hashed. */
+export function disputeTracker(apiKey: string): string {
+  return `key:${hashKey(apiKey)}`;
 }
 
 /**

@@ -15,11 +15,13 @@ describe('faults: request logs', () => {
   let server: ServerProcess | undefined;
   let market: SeededMarket;
   let another: SeededMarket;
+  let filedByPipeline: SeededMarket;
+  let filedAhead: SeededMarket;
 
   beforeAll(async () => {
     let markets: SeededMarket[];
-    ({ postgres, database, server, markets } = await startOneServer({ name: 'logs-server', perPartner: 2, env: { LOG_LEVEL: 'info' } }));
-    [market, another] = markets;
+    ({ postgres, database, server, markets } = await startOneServer({ name: 'logs-server', perPartner: 4, env: { LOG_LEVEL: 'info' } }));
+    [market, another, filedByPipeline, filedAhead] = markets;
   });
 
   afterAll(async () => {
@@ -76,15 +78,44 @@ describe('faults: request logs', () => {
     expect(await answeredAhead()).toBe(before + 1); // the second read was answered ahead of Express
     await sleep(200);
 
-    const lineOf = (requestId: string) => {
-      const lines = s.lines.filter((line) => line.includes(`"reqId":"${requestId}"`));
-      expect(lines).toHaveLength(1);
-      return JSON.parse(lines[0]) as Record<string, any>;
-    };
-    const [pipelineLine, fastLine] = [lineOf('ops-trace-miss'), lineOf('ops-trace-hit')];
-    const varying = (line: Record<string, any>) => ({ ...line, time: 0, reqId: '', req: { ...line.req, id: '' }, responseTime: 0 });
+    const [pipelineLine, fastLine] = [lineOf(s, 'ops-trace-miss'), lineOf(s, 'ops-trace-hit')];
     expect(Object.keys(fastLine)).toEqual(Object.keys(pipelineLine));
     expect(varying(fastLine)).toEqual(varying(pipelineLine));
     expect(fastLine).toMatchObject({ reqId: 'ops-trace-hit', req: { id: 'ops-trace-hit', url: path }, route: '/oracle/markets/public', code: 0 });
   });
+
+  it('logs a dispute filed ahead of Express exactly as the pipeline logs it', async () => {
+    const s = server!;
+    const submit = '/oracle/markets/dispute/submit';
+    const answeredAhead = async () => Number(/oracle_dispute_fast_path_total (\d+)/.exec((await s.http.request('GET', '/metrics')).body)?.[1]);
+    const before = await answeredAhead();
+    // With a query string the route is the same to Express, and the fast path leaves it alone.
+    const piped = await s.http.request('POST', `${submit}?via=pipeline`, {
+      headers: { 'x-api-key': filedByPipeline.apiKey, 'x-request-id': 'ops-file-piped' },
+      body: disputeBody(filedByPipeline.id),
+    });
+    const ahead = await s.http.request('POST', submit, {
+      headers: { 'x-api-key': filedAhead.apiKey, 'x-request-id': 'ops-file-ahead' },
+      body: disputeBody(filedAhead.id),
+    });
+    expect([piped.body.code, ahead.body.code]).toEqual([0, 0]);
+    expect(await answeredAhead()).toBe(before + 1);
+    await sleep(200);
+
+    const [pipelineLine, fastLine] = [lineOf(s, 'ops-file-piped'), lineOf(s, 'ops-file-ahead')];
+    expect(Object.keys(fastLine)).toEqual(Object.keys(pipelineLine));
+    const sameUrl = (line: Record<string, any>) => ({ ...varying(line), req: { ...varying(line).req, url: '' }, msg: '' });
+    expect(sameUrl(fastLine)).toEqual(sameUrl(pipelineLine));
+    expect(fastLine).toMatchObject({ req: { url: submit }, route: submit, code: 0, partner: filedAhead.source, msg: `POST ${submit} completed` });
+  });
 });
+
+/** The one log line of the request with this id. */
+function lineOf(server: ServerProcess, requestId: string): Record<string, any> {
+  const lines = server.lines.filter((line) => line.includes(`"reqId":"${requestId}"`));
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]) as Record<string, any>;
+}
+
+/** A log line without what differs from one request to the next. */
+const varying = (line: Record<string, any>) => ({ ...line, time: 0, reqId: '', req: { ...line.req, id: '' }, responseTime: 0 });
