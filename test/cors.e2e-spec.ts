@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import type { Fixtures } from './support/fixtures';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const ORIGIN = 'https://partner.example';
 
@@ -14,7 +14,7 @@ describe('CORS', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ CORS_ORIGINS: `${ORIGIN}, https://other.example`, PUBLIC_CACHE_TTL_MS: '60000' });
-    fixtures = new Fixtures(t.dataSource);
+    fixtures = fixturesOf(t);
   });
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type AddressInfo, connect } from 'node:net';
 import type { Response, Test } from 'supertest';
-import { Fixtures } from './support/fixtures';
+import type { Fixtures } from './support/fixtures';
 import { stableHeaders as stableHeadersOf, watchPipeline } from './support/pipeline-watch';
-import { startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const SUBMIT = '/oracle/markets/dispute/submit';
 /** The same route with a query string: Express routes it alike, the fast path never takes it. */
@@ -35,7 +35,7 @@ describe('dispute submission fast path', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_DISPUTE_PER_MINUTE: String(LIMIT) });
-    fixtures = new Fixtures(t.dataSource);
+    fixtures = fixturesOf(t);
     send = watchPipeline(t.app);
   });
 

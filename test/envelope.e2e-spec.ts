@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const error = (code: number, msg: string, detail = msg) => ({ code, msg, detail });
 
@@ -11,7 +10,7 @@ describe('the envelope around everything', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    acme = await new Fixtures(t.dataSource).partner('acme');
+    acme = await fixturesOf(t).partner('acme');
   });
 
   afterAll(async () => {

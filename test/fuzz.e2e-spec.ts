@@ -46,8 +46,7 @@ import {
   validPathId,
   type Verdict,
 } from './support/fuzz-models';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261121;
 const SCALE = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 1;
@@ -196,7 +195,7 @@ describe('fuzzing the partner and admin routes', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
 
-    const fixtures = new Fixtures(t.dataSource);
+    const fixtures = fixturesOf(t);
     acmeKey = (await fixtures.partner('acme')).apiKey;
     globexKey = (await fixtures.partner('globex')).apiKey;
     await fixtures.partner('Zeta.Corp_9');
@@ -1195,13 +1194,13 @@ describe('fuzzing the partner and admin routes', () => {
     // Their own partner: the admin property above may well have revoked acme's key.
     let partnerKey: string;
     beforeAll(async () => {
-      partnerKey = (await new Fixtures(t.dataSource).partner('regressions')).apiKey;
+      partnerKey = (await fixturesOf(t).partner('regressions')).apiKey;
       await changesSinceLastLook();
     });
     let sequence = 0;
     /** A new market written straight to the table (its rows are not a request's doing). */
     async function freshMarket(status: 'resolved' | 'monitoring' = 'resolved'): Promise<number> {
-      const { id } = await new Fixtures(t.dataSource).market('regressions', { slug: `regression-${++sequence}`, status });
+      const { id } = await fixturesOf(t).market('regressions', { slug: `regression-${++sequence}`, status });
       await changesSinceLastLook();
       return id;
     }

@@ -3,8 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
 
@@ -82,7 +81,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: 'too many requests' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Other budgets are separate: dispute submission is limited per key, not by this IP's reads.
-    const partner = await new Fixtures(t.dataSource).partner('limits');
+    const partner = await fixturesOf(t).partner('limits');
     const dispute = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey).send({});
     expect(dispute.body.code).toBe(4000);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, startTestAppOn, type TestApp } from './support/test-app';
+import type { Fixtures } from './support/fixtures';
+import { fixturesOf, startTestApp, startTestAppOn, type TestApp } from './support/test-app';
 
 const MASTER = 'test-master-key-0123456789abcdef';
 
@@ -19,7 +19,7 @@ describe('public record cache across instances', () => {
   beforeAll(async () => {
     a = await startTestApp({ ADMIN_MASTER_KEY: MASTER, PUBLIC_CACHE_TTL_MS: '60000' });
     b = await startTestAppOn(a.databaseUrl);
-    fixtures = new Fixtures(a.dataSource);
+    fixtures = fixturesOf(a);
     partner = await fixtures.partner('cache-partner');
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import type { Fixtures } from './support/fixtures';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const MARKET_ITEM_KEYS = [
   'confidence', 'disputes', 'id', 'proofs', 'reasoning', 'resolved_at', 'slug', 'source', 'status', 'verdict',
@@ -13,7 +13,7 @@ describe('GET /oracle/markets/public', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    fixtures = new Fixtures(t.dataSource);
+    fixtures = fixturesOf(t);
     acme = await fixtures.partner('acme');
   });
 
@@ -120,13 +120,15 @@ describe('GET /oracle/markets/public', () => {
     ]);
     expect(JSON.stringify(open.body)).not.toMatch(/user-7|Ada|submitter_id|submitter_name/);
 
-    await t.dataSource.query(
-      `UPDATE disputes SET status = 'closed', decision_type = 'override', partner_final_verdict = 'NO',
-         decision_reason = 'Corrected source.', decided_at = '2026-11-03T00:00:00Z', decided_by = 'reviewer-1'
-       WHERE id = $1`,
-      [disputeId],
-    );
-    await t.dataSource.query(`UPDATE markets SET status = 'closed' WHERE id = $1`, [market.id]);
+    await fixtures.change('acme', 'eth-etf', async (manager) => {
+      await manager.query(
+        `UPDATE disputes SET status = 'closed', decision_type = 'override', partner_final_verdict = 'NO',
+           decision_reason = 'Corrected source.', decided_at = '2026-11-03T00:00:00Z', decided_by = 'reviewer-1'
+         WHERE id = $1`,
+        [disputeId],
+      );
+      await manager.query(`UPDATE markets SET status = 'closed' WHERE id = $1`, [market.id]);
+    });
     const closed = await t.http.get('/oracle/markets/public').query({ slug: 'eth-etf', source: 'acme' });
     expect(closed.body.data.markets[0]).toMatchObject({ status: 'closed', verdict: 'YES' });
     expect(closed.body.data.markets[0].disputes[0].decision).toEqual({

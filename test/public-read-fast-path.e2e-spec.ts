@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response, Test } from 'supertest';
-import { Fixtures } from './support/fixtures';
+import type { Fixtures } from './support/fixtures';
 import { stableHeaders as stableHeadersOf, watchPipeline } from './support/pipeline-watch';
-import { startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const LIMIT = 6;
 
@@ -22,7 +22,7 @@ describe('public read fast path', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PUBLIC_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true', PUBLIC_CACHE_TTL_MS: '60000' });
-    fixtures = new Fixtures(t.dataSource);
+    fixtures = fixturesOf(t);
     ({ source } = await fixtures.partner('fast-path'));
     send = watchPipeline(t.app);
   });

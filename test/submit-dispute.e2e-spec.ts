@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Fixtures } from './support/fixtures';
-import { startTestApp, type TestApp } from './support/test-app';
+import type { Fixtures } from './support/fixtures';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const SUBMIT = '/oracle/markets/dispute/submit';
 
@@ -26,7 +26,7 @@ describe('POST /oracle/markets/dispute/submit', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    fixtures = new Fixtures(t.dataSource);
+    fixtures = fixturesOf(t);
     acme = await fixtures.partner('acme');
     globex = await fixtures.partner('globex');
   });

@@ -1,14 +1,25 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { generateKey } from '../../src/auth/key-hashing';
+
+/** Waits until an application has heard the database announce transaction `txid`. */
+export type Heard = (txid: string, source: string, slug: string) => Promise<void>;
 
 /**
  * Test data written straight to the tables, so the partner-API suites do not depend on
  * the admin API they do not test.
+ *
+ * With `heard`, a market's writes return only once the application has heard them announced,
+ * as the service's own writes do (PublicMarketCache.afterWrite): otherwise the announcement
+ * could reach its cache just after a test's first read began, and that read would not be
+ * cached (fixturesOf in test-app.ts).
  */
 export class Fixtures {
   private sequence = 0;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly heard?: Heard,
+  ) {}
 
   async partner(source = `partner-${++this.sequence}`): Promise<{ source: string; apiKey: string; keyId: string }> {
     const [{ id }] = await this.dataSource.query('INSERT INTO partners (source, name) VALUES ($1, $2) RETURNING id', [
@@ -30,28 +41,45 @@ export class Fixtures {
     const slug = options.slug ?? `market-${++this.sequence}`;
     const status = options.status ?? 'resolved';
     const resolved = status !== 'monitoring';
-    const [{ id }] = await this.dataSource.query(
-      `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-      [
-        source,
-        slug,
-        status,
-        resolved ? 'YES' : null,
-        resolved ? 'HIGH' : null,
-        resolved ? 'The outcome was confirmed by the official source.' : null,
-        resolved ? '2026-11-01T12:00:00.000Z' : null,
-      ],
-    );
     const proofCount = options.proofs ?? (resolved ? 2 : 0);
-    for (let position = 0; position < proofCount; position++) {
-      await this.dataSource.query('INSERT INTO proofs (market_id, position, chain, tx_hash) VALUES ($1, $2, $3, $4)', [
-        id,
-        position,
-        position % 2 === 0 ? 'base' : 'bsc',
-        `0x${String(position).repeat(64)}`,
-      ]);
-    }
+    const { id } = await this.change(source, slug, async (manager) => {
+      const [market] = await manager.query(
+        `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        [
+          source,
+          slug,
+          status,
+          resolved ? 'YES' : null,
+          resolved ? 'HIGH' : null,
+          resolved ? 'The outcome was confirmed by the official source.' : null,
+          resolved ? '2026-11-01T12:00:00.000Z' : null,
+        ],
+      );
+      for (let position = 0; position < proofCount; position++) {
+        await manager.query('INSERT INTO proofs (market_id, position, chain, tx_hash) VALUES ($1, $2, $3, $4)', [
+          market.id,
+          position,
+          position % 2 === 0 ? 'base' : 'bsc',
+          `0x${String(position).repeat(64)}`,
+        ]);
+      }
+      return market as { id: string };
+    });
     return { id: Number(id), slug };
+  }
+
+  /**
+   * Changes the records of market (source, slug) with `work`, in one transaction, as something
+   * other than the service would (psql, a migration); returns once the change is heard.
+   */
+  async change<T>(source: string, slug: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const { result, txid } = await this.dataSource.transaction(async (manager) => {
+      const result = await work(manager);
+      const [{ txid }] = (await manager.query('SELECT txid_current()::text AS txid')) as { txid: string }[];
+      return { result, txid };
+    });
+    await this.heard?.(txid, source, slug);
+    return result;
   }
 }

@@ -3,12 +3,15 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
+import { Fixtures, type Heard } from './fixtures';
 
 export interface TestApp {
   app: INestApplication;
   http: ReturnType<typeof request>;
   dataSource: DataSource;
   databaseUrl: string;
+  /** Waits until this app's public cache has heard a transaction announced (see fixturesOf). */
+  heard: Heard;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   return bootApp(database, env);
 }
 
+/**
+ * Fixtures written to `t`'s database that return once `t` has heard them announced, as the
+ * service's own writes do: a test's first read of a new market is then cached, never raced
+ * by the announcement of the market's own creation.
+ */
+export function fixturesOf(t: TestApp): Fixtures {
+  return new Fixtures(t.dataSource, t.heard);
+}
+
 /** A second instance of the app on another instance's database (it drops nothing on close). */
 export function startTestAppOn(databaseUrl: string, env: Record<string, string> = {}): Promise<TestApp> {
   return bootApp({ url: databaseUrl, drop: async () => undefined }, env);
@@ -63,6 +75,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
   const { DataSource } = await import('typeorm');
+  const { PublicMarketCache } = await import('../../src/markets/public-market-cache');
   const app = await createApp();
   await app.init();
   return {
@@ -70,6 +83,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
     http: request(app.getHttpServer()),
     dataSource: app.get(DataSource),
     databaseUrl: database.url,
+    heard: (txid, source, slug) => app.get(PublicMarketCache).afterWrite(txid, source, slug),
     async close() {
       await app.close();
       await database.drop();
