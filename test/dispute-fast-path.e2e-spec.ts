@@ -10,7 +10,7 @@ const SUBMIT = '/oracle/markets/dispute/submit';
 const VIA_PIPELINE = `${SUBMIT}?via=pipeline`;
 const LIMIT = 5;
 
-type Partner = { source: string; apiKey: string };
+type Partner = { source: string; apiKey: string; keyId: string };
 
 const body = (marketId: number | string, overrides: Record<string, unknown> = {}) => ({
   market_id: marketId,
@@ -90,6 +90,11 @@ describe('dispute submission fast path', () => {
     const other = await fixtures.partner();
     const cases: [string, (partner: Partner) => Promise<{ key: string; marketId: number }>, number][] = [
       ['unknown key', async (p) => ({ key: `${p.apiKey}x`, marketId: (await fixtures.market(p.source)).id }), 4011],
+      ['unknown key, no such market', async (p) => ({ key: `${p.apiKey}x`, marketId: 987654321 }), 4011],
+      ['revoked key', async (p) => {
+        await t.dataSource.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [p.keyId]);
+        return { key: p.apiKey, marketId: (await fixtures.market(p.source)).id };
+      }, 4011],
       ['no such market', async (p) => ({ key: p.apiKey, marketId: 987654321 }), 4040],
       ['another partner\'s market', async (p) => ({ key: p.apiKey, marketId: (await fixtures.market(other.source)).id }), 4030],
       ['not resolved', async (p) => ({ key: p.apiKey, marketId: (await fixtures.market(p.source, { status: 'monitoring' })).id }), 4090],
@@ -115,6 +120,18 @@ describe('dispute submission fast path', () => {
       expect(fast.response.body).toEqual(piped.response.body);
       expect(stableHeaders(fast.response)).toEqual(stableHeaders(piped.response));
     }
+  });
+
+  it('records the key\'s use, as the pipeline\'s guard does', async () => {
+    const lastUsed = async (keyId: string) =>
+      ((await t.dataSource.query('SELECT last_used_at FROM api_keys WHERE id = $1', [keyId])) as { last_used_at: Date | null }[])[0].last_used_at;
+    const partner = await fixtures.partner();
+    expect(await lastUsed(partner.keyId)).toBeNull();
+    const { byPipeline, response } = await submit(partner, body(987654321));
+    expect({ byPipeline, code: response.body.code }).toEqual({ byPipeline: false, code: 4040 });
+    const deadline = Date.now() + 2000; // written in the background
+    while ((await lastUsed(partner.keyId)) === null && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
+    expect(await lastUsed(partner.keyId)).toBeInstanceOf(Date);
   });
 
   it('hands every other body to the pipeline, which answers it as it would have', async () => {

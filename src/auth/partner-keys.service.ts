@@ -20,10 +20,16 @@ export interface IssuedKey {
   apiKey: string;
 }
 
-const FIND_BY_KEY_SQL = `
+/**
+ * The holder of a valid (unrevoked) key whose hash is the statement's parameter `hash` ('$1'):
+ * one row (key_id, partner_id, source), or none. Also part of the dispute filing's statement.
+ */
+export const keyHolderSql = (hash: string) => `
   SELECT k.id AS key_id, p.id AS partner_id, p.source
   FROM api_keys k JOIN partners p ON p.id = k.partner_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+  WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`;
+
+const FIND_BY_KEY_SQL = keyHolderSql('$1');
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -96,7 +102,8 @@ export class PartnerKeysService {
     return { keyId: key.id, apiKey: generated.key };
   }
 
-  private touch(keyId: string): void {
+  /** Records that key `keyId` was used (its advisory last_used_at, at most once a minute). */
+  touch(keyId: string): void {
     const now = Date.now();
     if (now - (this.lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.lastTouched.set(keyId, now);

@@ -33,11 +33,13 @@ function fastPathWith(overrides: Partial<DisputeFastPathParts> = {}) {
   storages.push(storage);
   const logged: Logged[] = [];
   const filed: SubmitDisputeDto[] = [];
+  const touched: string[] = [];
   const counted = { requests: 0, answered: 0 };
   const parts: DisputeFastPathParts = {
-    partnerKeys: { authenticate: async () => PARTNER },
+    partnerKeys: { touch: (keyId) => void touched.push(keyId) },
     disputes: {
-      submitDispute: async (_partner, input) => {
+      submitDisputeByKey: async (_apiKey, input, authenticated) => {
+        authenticated(PARTNER);
         filed.push(input);
         return { dispute_id: 99 };
       },
@@ -52,7 +54,7 @@ function fastPathWith(overrides: Partial<DisputeFastPathParts> = {}) {
     requestLog: recordingLog(logged),
     ...overrides,
   };
-  return { fastPath: new DisputeFastPath(parts), parts, logged, filed, counted };
+  return { fastPath: new DisputeFastPath(parts), parts, logged, filed, counted, touched };
 }
 
 function request(payload: unknown, headers: Record<string, string> = {}): IncomingMessage {
@@ -132,7 +134,7 @@ describe('DisputeFastPath', () => {
   });
 
   it('files a plain submission and answers it', async () => {
-    const { fastPath, logged, filed, counted } = fastPathWith();
+    const { fastPath, logged, filed, counted, touched } = fastPathWith();
     const { answer, head, piped } = await run(fastPath, request(PLAIN, { 'x-request-id': 'r-1' }));
     expect(piped).toBeUndefined();
     expect(answer).toEqual({ code: 0, msg: 'success', data: { dispute_id: 99 } });
@@ -140,6 +142,7 @@ describe('DisputeFastPath', () => {
     expect(filed).toEqual([expect.objectContaining({ market_id: 7, submitted_at: undefined })]);
     expect(logged).toEqual([{ level: 'info', bindings: {}, line: expect.objectContaining({ code: 0, partner: 'acme', reqId: 'r-1' }) }]);
     expect(counted).toEqual({ requests: 1, answered: 1 });
+    expect(touched).toEqual(['1']); // the key's last_used_at, as the guard records it
   });
 
   it('takes nothing it cannot read as the pipeline does', () => {
@@ -189,23 +192,30 @@ describe('DisputeFastPath', () => {
   });
 
   it('answers the key\'s and the filing\'s failures as the exception filter does', async () => {
-    const unknownKey = fastPathWith({ partnerKeys: { authenticate: async () => null } });
+    const unknownKey = fastPathWith({
+      disputes: { submitDisputeByKey: async () => Promise.reject(new ApiError(ErrorCatalogue.API_KEY_INVALID)) },
+    });
     const rejected = await run(unknownKey.fastPath, request(PLAIN));
     expect(rejected.answer).toEqual({ code: 4011, msg: 'invalid api key', detail: 'invalid api key' });
     expect(unknownKey.logged).toEqual([{ level: 'info', bindings: {}, line: expect.objectContaining({ code: 4011, partner: undefined }) }]);
 
     const disputed = fastPathWith({
-      disputes: { submitDispute: async () => Promise.reject(new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED)) },
+      disputes: {
+        submitDisputeByKey: async (_apiKey, _input, authenticated) => {
+          authenticated(PARTNER);
+          throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
+        },
+      },
     });
     expect((await run(disputed.fastPath, request(PLAIN))).answer.code).toBe(4091);
     expect(disputed.logged[0].line).toMatchObject({ code: 4091, partner: 'acme' });
 
     const databaseDown = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    const down = fastPathWith({ partnerKeys: { authenticate: async () => Promise.reject(databaseDown) } });
+    const down = fastPathWith({ disputes: { submitDisputeByKey: async () => Promise.reject(databaseDown) } });
     expect((await run(down.fastPath, request(PLAIN))).answer).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
     expect(down.logged).toEqual([{ level: 'error', bindings: {}, line: expect.objectContaining({ code: 5030 }) }]);
 
-    const bug = fastPathWith({ disputes: { submitDispute: async () => Promise.reject(new TypeError('x is undefined')) } });
+    const bug = fastPathWith({ disputes: { submitDisputeByKey: async () => Promise.reject(new TypeError('x is undefined')) } });
     const internal = await run(bug.fastPath, request(PLAIN, { 'x-request-id': 'r-bug' }));
     expect(internal.answer).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
     // Logged as the exception filter's Logger('Errors') logs it inside a request: findable by its id.
@@ -220,7 +230,7 @@ describe('DisputeFastPath', () => {
     let release = () => undefined as void;
     const { fastPath, logged, filed, counted } = fastPathWith({
       disputes: {
-        submitDispute: async (_partner, input) => {
+        submitDisputeByKey: async (_apiKey, input) => {
           await new Promise<void>((done) => (release = done));
           filed.push(input);
           return { dispute_id: 99 };

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AuthenticatedPartner } from '../auth/partner-keys.service';
+import { hashKey } from '../auth/key-hashing';
+import { type AuthenticatedPartner, keyHolderSql } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { SqlPool } from '../database/sql-pool';
 import { closedAfterDecision, type MarketStatus } from '../markets/market-state';
@@ -17,6 +18,19 @@ import {
 } from './dispute-state';
 import { Dispute } from './dispute.entity';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
+
+/** The statement's parameters: $1 market id, $2 `partner` (see submitDisputeSql), $3–$7. */
+function submissionValues(input: SubmitDisputeDto, partner: string): unknown[] {
+  return [
+    String(input.market_id),
+    partner,
+    input.submitter_id,
+    input.submitter_name,
+    input.submitter_selection,
+    input.reason_text,
+    input.submitted_at ?? new Date(),
+  ];
+}
 
 export interface DisputeQueuePage {
   status?: DisputeStatus;
@@ -34,30 +48,48 @@ const DISPUTE_QUEUE_SQL = `SELECT d.id, ${ADMIN_DISPUTE_JSON} AS item
   WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
   ORDER BY d.id LIMIT $3`;
 
-// $1 market id, $2 the partner's source, $3–$6 the submitter's fields, $7 submitted_at.
-const SUBMIT_DISPUTE_SQL = `
-  WITH market AS (
-    SELECT id, source, slug, status FROM markets WHERE id = $1 FOR UPDATE
+/**
+ * Files a dispute in ONE statement (one round trip, planned once per connection). `partner` is
+ * a query yielding the submitting partner's row (key_id, partner_id, source), or none; $1 is
+ * the market id, $3–$6 the submitter's fields, $7 submitted_at. It locks the market row (when
+ * there is a partner), inserts the dispute only when the market is the partner's and
+ * `resolved`, and moves the market to `disputed`. The outcome row (none without a partner)
+ * says which check failed.
+ */
+const submitDisputeSql = (partner: string) => `
+  WITH partner AS (${partner}
+  ), market AS (
+    SELECT id, source, slug, status FROM markets WHERE id = $1 AND EXISTS (SELECT 1 FROM partner) FOR UPDATE
   ), filed AS (
     INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
-    SELECT id, 'open', $3, $4, $5, $6, $7 FROM market WHERE source = $2 AND status = 'resolved'
+    SELECT market.id, 'open', $3, $4, $5, $6, $7 FROM market JOIN partner ON partner.source = market.source
+    WHERE market.status = 'resolved'
     ON CONFLICT (market_id) DO NOTHING
     RETURNING id, market_id
   ), moved AS (
     UPDATE markets SET status = 'disputed', updated_at = now() FROM filed WHERE markets.id = filed.market_id
     RETURNING markets.id
   )
-  SELECT market.source, market.slug, market.status,
+  SELECT partner.key_id, partner.partner_id, partner.source AS partner_source,
+         market.source, market.slug, market.status,
          (SELECT id FROM filed) AS dispute_id,
          EXISTS (SELECT 1 FROM disputes d WHERE d.market_id = market.id) AS had_dispute,
          txid_current()::text AS txid
-    FROM market`;
+    FROM partner LEFT JOIN market ON true`;
+
+/** For a partner already authenticated: $2 is its source. */
+const SUBMIT_DISPUTE_SQL = submitDisputeSql('SELECT NULL::bigint AS key_id, NULL::bigint AS partner_id, $2::text AS source');
+/** For whoever holds an API key, checked in the same statement: $2 is the key's hash. */
+const SUBMIT_DISPUTE_BY_KEY_SQL = submitDisputeSql(keyHolderSql('$2'));
 
 interface SubmissionOutcome {
-  source: string;
-  slug: string;
-  /** The market's status as locked, before this statement's own change. */
-  status: MarketStatus;
+  key_id: string | null;
+  partner_id: string | null;
+  partner_source: string;
+  /** The market as locked, before this statement's own change; null when there is none. */
+  source: string | null;
+  slug: string | null;
+  status: MarketStatus | null;
   dispute_id: string | null;
   had_dispute: boolean;
   txid: string;
@@ -79,40 +111,60 @@ export class DisputesService {
   ) {}
 
   /**
-   * submit_dispute, steps 3–6 of contract §2 and the writes, as ONE statement (one round trip,
-   * planned once per connection): it locks the market row, inserts the dispute only when the
-   * market is the partner's and `resolved`, and moves the market to `disputed`. Concurrent
-   * submissions for one market queue on the row lock; the one that waited re-reads the row
-   * (status `disputed` by then) and inserts nothing, and ON CONFLICT on the unique
-   * disputes.market_id is the backstop. The outcome row says which check failed.
+   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (already
+   * authenticated). Concurrent submissions for one market queue on the row lock; the one that
+   * waited re-reads the row (status `disputed` by then) and inserts nothing, and ON CONFLICT
+   * on the unique disputes.market_id is the backstop.
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto): Promise<{ dispute_id: number }> {
-    const [outcome] = await this.sql.prepared<SubmissionOutcome>('submit_dispute_v1', SUBMIT_DISPUTE_SQL, [
-      String(input.market_id),
-      partner.source,
-      input.submitter_id,
-      input.submitter_name,
-      input.submitter_selection,
-      input.reason_text,
-      input.submitted_at ?? new Date(),
-    ]);
-    if (!outcome) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    const [outcome] = await this.sql.prepared<SubmissionOutcome>(
+      'submit_dispute_v2',
+      SUBMIT_DISPUTE_SQL,
+      submissionValues(input, partner.source),
+    );
+    return this.settle(outcome);
+  }
+
+  /**
+   * submitDispute for whoever holds `apiKey`, the key checked in the same statement: one round
+   * trip where authenticating first (the pipeline's ApiKeyGuard) takes two. 4011, having
+   * filed nothing, for a key that is not valid; otherwise `authenticated` hears the key's
+   * holder before the outcome (a dispute, or the check that failed) is known.
+   */
+  async submitDisputeByKey(
+    apiKey: string,
+    input: SubmitDisputeDto,
+    authenticated: (partner: AuthenticatedPartner) => void,
+  ): Promise<{ dispute_id: number }> {
+    const [outcome] = await this.sql.prepared<SubmissionOutcome>(
+      'submit_dispute_by_key_v1',
+      SUBMIT_DISPUTE_BY_KEY_SQL,
+      submissionValues(input, hashKey(apiKey)),
+    );
+    if (!outcome) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
+    authenticated({ keyId: outcome.key_id!, partnerId: outcome.partner_id!, source: outcome.partner_source });
+    return this.settle(outcome);
+  }
+
+  /** The dispute filed, or the ApiError of the check that failed. */
+  private async settle(outcome: SubmissionOutcome): Promise<{ dispute_id: number }> {
+    const { source, slug, status } = outcome;
+    if (source === null || slug === null || status === null) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
     if (outcome.dispute_id === null) {
       // `status` is the row as locked, so current; `had_dispute` is as of the statement's start,
       // so a dispute committed while this one waited for the lock shows in `status` only, or,
       // should the market still read `resolved`, as the ON CONFLICT that inserted nothing.
-      const conflicted = outcome.source === partner.source && outcome.status === 'resolved';
-      assertCanSubmitDispute(partner.source, {
-        source: outcome.source,
-        status: outcome.status,
-        hasDispute: outcome.had_dispute || outcome.status === 'disputed' || outcome.status === 'closed' || conflicted,
+      const conflicted = source === outcome.partner_source && status === 'resolved';
+      assertCanSubmitDispute(outcome.partner_source, {
+        source,
+        status,
+        hasDispute: outcome.had_dispute || status === 'disputed' || status === 'closed' || conflicted,
       });
     }
-    await this.markets.written(outcome.txid, outcome);
+    await this.markets.written(outcome.txid, { source, slug });
     this.metrics.disputesFiled.inc();
     return { dispute_id: Number(outcome.dispute_id) };
   }
-
 
   /**
    * Closes an open dispute with the review's decision, and its market with it
