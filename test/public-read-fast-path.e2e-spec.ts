@@ -7,8 +7,8 @@ import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 const LIMIT = 6;
 
 /**
- * A public read of a cached record is answered ahead of Express and Nest
- * (src/markets/public-read-fast-path.ts). These tests hold it to the pipeline's answer for
+ * A plain public read is answered ahead of Express and Nest (src/markets/public-read-fast-path.ts),
+ * from the cache or the database. These tests hold it to the pipeline's answer for
  * the same request: same headers in the same order, same bytes, same rate-limit budget; and
  * check that it leaves every other request to the pipeline. Each test reads as its own
  * client (X-Forwarded-For, with TRUST_PROXY on), so each has a fresh budget of LIMIT.
@@ -40,27 +40,35 @@ describe('public read fast path', () => {
 
   const stableHeaders = (response: Response) => stableHeadersOf(response, ['date', 'x-request-id', 'x-ratelimit-remaining']);
 
-  it('answers a cached record itself, with the pipeline\'s headers, in order, and bytes', async () => {
+  /** The same read through the pipeline: with a trailing slash, the route is the same to Express. */
+  const readByPipeline = (client: string, query: string, requestId?: string) => {
+    const request = t.http.get(`/oracle/markets/public/?${query}`).set('x-forwarded-for', client);
+    return send(requestId ? request.set('x-request-id', requestId) : request);
+  };
+
+  it('answers a read itself, from the database or the cache, with the pipeline\'s headers, in order, and bytes', async () => {
     const market = await fixtures.market(source, { proofs: 2 });
     const client = newClient();
     const query = `slug=${market.slug}&source=${source}`;
 
-    const first = await read(client, query, 'trace-first');
-    expect(first.byPipeline).toBe(true); // not cached yet
-    const second = await read(client, query, 'trace-second');
-    expect(second.byPipeline).toBe(false);
+    const loaded = await read(client, query, 'trace-first'); // not cached yet
+    const cached = await read(client, query, 'trace-second');
+    const piped = await readByPipeline(client, query, 'trace-third');
+    expect([loaded.byPipeline, cached.byPipeline, piped.byPipeline]).toEqual([false, false, true]);
 
-    expect(second.response.status).toBe(200);
-    expect(second.response.text).toBe(first.response.text);
-    expect(JSON.parse(second.response.text)).toMatchObject({ code: 0, msg: 'success', data: { markets: [{ slug: market.slug }] } });
-    expect(stableHeaders(second.response)).toEqual(stableHeaders(first.response));
-    expect(stableHeaders(second.response)).toEqual(
+    for (const fast of [loaded, cached]) {
+      expect(fast.response.status).toBe(200);
+      expect(fast.response.text).toBe(piped.response.text);
+      expect(stableHeaders(fast.response)).toEqual(stableHeaders(piped.response));
+    }
+    expect(JSON.parse(piped.response.text)).toMatchObject({ code: 0, msg: 'success', data: { markets: [{ slug: market.slug }] } });
+    expect(stableHeaders(piped.response)).toEqual(
       expect.arrayContaining(['Content-Type: application/json; charset=utf-8', `X-RateLimit-Limit: ${LIMIT}`, 'X-Frame-Options: SAMEORIGIN']),
     );
-    expect(first.response.headers['x-request-id']).toBe('trace-first');
-    expect(second.response.headers['x-request-id']).toBe('trace-second');
-    expect(first.response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
-    expect(second.response.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 2));
+    expect([loaded, cached, piped].map((r) => r.response.headers['x-request-id'])).toEqual(['trace-first', 'trace-second', 'trace-third']);
+    expect([loaded, cached, piped].map((r) => r.response.headers['x-ratelimit-remaining'])).toEqual(
+      [1, 2, 3].map((used) => String(LIMIT - used)),
+    );
 
     // An id that is not short and plain is replaced, as the pipeline does.
     const unsafe = await read(client, query, 'forged {"level":50} id');
@@ -68,12 +76,25 @@ describe('public read fast path', () => {
     expect(unsafe.response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('reads the query as Express does: encoded, reordered and slash-wrapped forms of a cached record', async () => {
+  it('answers a market that does not exist, or not for that source, as the pipeline does', async () => {
+    const market = await fixtures.market(source);
+    for (const query of [`slug=no-such-market&source=${source}`, `slug=${market.slug}&source=no-such-source`]) {
+      const client = newClient();
+      const fast = await read(client, query);
+      const piped = await readByPipeline(client, query);
+      expect({ query, byPipeline: [fast.byPipeline, piped.byPipeline] }).toEqual({ query, byPipeline: [false, true] });
+      expect(fast.response.text).toBe(piped.response.text);
+      expect(stableHeaders(fast.response)).toEqual(stableHeaders(piped.response));
+    }
+  });
+
+  it('reads the query as Express does: encoded, reordered and slash-wrapped forms of a record', async () => {
     const market = await fixtures.market(source);
     const client = newClient();
-    const canonical = await read(client, `slug=${market.slug}&source=${source}`);
+    const canonical = await readByPipeline(client, `slug=${market.slug}&source=${source}`);
     expect(canonical.byPipeline).toBe(true);
     for (const query of [
+      `slug=${market.slug}&source=${source}`,
       `source=${source}&slug=${market.slug}`,
       `slug=${encodeURIComponent(`/${market.slug}/`)}&source=${source}`,
       `slug=${market.slug.replace(/-/g, '%2D')}&source=${source}`,
@@ -91,7 +112,7 @@ describe('public read fast path', () => {
     const answers = [];
     for (let i = 0; i < LIMIT + 2; i++) answers.push(await read(client, query));
 
-    expect(answers.map((a) => a.byPipeline)).toEqual([true, ...Array(LIMIT - 1).fill(false), true, true]);
+    expect(answers.map((a) => a.byPipeline)).toEqual([...Array(LIMIT).fill(false), true, true]);
     expect(answers.map((a) => a.response.body.code)).toEqual([...Array(LIMIT).fill(0), 4290, 4290]);
     expect(answers.map((a) => a.response.headers['x-ratelimit-remaining'])).toEqual([
       ...Array.from({ length: LIMIT }, (_, i) => String(LIMIT - 1 - i)),
@@ -107,7 +128,7 @@ describe('public read fast path', () => {
     expect({ code: other.response.body.code, byPipeline: other.byPipeline }).toEqual({ code: 0, byPipeline: false });
   });
 
-  it('leaves every other request to the pipeline, even for a cached record', async () => {
+  it('leaves every other request to the pipeline', async () => {
     const market = await fixtures.market(source);
     const query = `slug=${market.slug}&source=${source}`;
     expect((await read(newClient(), query)).response.body.code).toBe(0); // cached now

@@ -79,6 +79,31 @@ export function logRequest(
   else log.info(line, message);
 }
 
+/** A request a fast path has taken, as far as its client's leaving is concerned. */
+export interface TakenRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  /** When it arrived (process.hrtime.bigint(): the log line's responseTime, as pino-http's). */
+  started: bigint;
+  /** Given to the pipeline, which logs and answers it from then on. */
+  handedOver: boolean;
+  /** Its client left before the answer: logged then, as pino-http does; no answer, no metric. */
+  gone: boolean;
+}
+
+/**
+ * Watches for the client of `taken` leaving before its answer (its connection closes first):
+ * marks it gone and writes pino-http's line for it, unless the pipeline has it by then.
+ */
+export function watchClientLeaving(taken: TakenRequest, log: RequestLog): void {
+  taken.res.once('close', () => {
+    if (taken.handedOver || taken.res.writableFinished) return;
+    taken.gone = true;
+    logRequest(log, taken.req, { requestId: taken.requestId, seconds: secondsSince(taken.started) });
+  });
+}
+
 /**
  * A failure that is a bug, logged as the exception filter's Logger('Errors') logs it inside a
  * request (with the request's `reqId` binding, the context, the request id and route, the

@@ -17,6 +17,8 @@ import {
   requestLog,
   secondsSince,
   sendEnvelope,
+  type TakenRequest,
+  watchClientLeaving,
 } from '../common/fast-path';
 import {
   BODY_LIMIT_BYTES,
@@ -53,19 +55,10 @@ export interface DisputeFastPathParts {
 }
 
 /** One submission taken. */
-interface Taken {
-  req: IncomingMessage;
-  res: ServerResponse;
+interface Taken extends TakenRequest {
   apiKey: string;
-  requestId: string;
-  /** When it arrived (the log line's responseTime, as pino-http's). */
-  started: bigint;
   /** When its body had been read (the latency metric's start, as RequestMetricsMiddleware's). */
   read?: bigint;
-  /** Given to the pipeline, which logs and answers it from then on. */
-  handedOver: boolean;
-  /** Its client left before the answer (logged then, as pino-http does; no answer, no metric). */
-  gone: boolean;
   /** Once counted: what the X-RateLimit-* headers say. */
   rate?: RateLimitState;
 }
@@ -111,11 +104,7 @@ export class DisputeFastPath implements FastPath {
     };
     // A client that leaves before its answer (while sending its body, or while it is filed) is
     // logged when its connection closes, as pino-http logs it in the pipeline.
-    res.once('close', () => {
-      if (taken.handedOver || res.writableFinished) return;
-      taken.gone = true;
-      logRequest(this.parts.requestLog, req, { requestId: taken.requestId, seconds: secondsSince(taken.started) });
-    });
+    watchClientLeaving(taken, this.parts.requestLog);
     readBody(req)
       .then(
         (raw) => {

@@ -43,11 +43,6 @@ export class MarketsService {
     return this.cache.get(source, slug, () => this.readPublicMarkets(source, slug));
   }
 
-  /** Whether the cache holds get_public_market's answer now (counts nothing). */
-  hasCachedPublicMarkets({ source, slug }: PublicMarketQuery): boolean {
-    return this.cache.has(source, slug);
-  }
-
   /** get_public_market's answer if the cache may serve it now, without waiting for the database. */
   cachedPublicMarkets({ source, slug }: PublicMarketQuery): JsonText | undefined {
     return this.cache.peek(source, slug, () => this.readPublicMarkets(source, slug));

@@ -8,42 +8,52 @@ import { PublicReadFastPath, type FastPathParts } from './public-read-fast-path'
 
 const RECORD = new JsonText('{"markets":[]}');
 
-/** A request logger whose `info` is given; its error lines go nowhere. */
-function quietLog(methods: { info: (line: unknown) => unknown }): FastPathParts['requestLog'] {
-  const log = { ...methods, error: () => undefined, child: () => log };
+/** A request logger whose `info` (and `error`) are given; by default its error lines go nowhere. */
+function quietLog(methods: { info: (line: unknown) => unknown; error?: (line: unknown) => unknown }): FastPathParts['requestLog'] {
+  const log = { error: () => undefined, ...methods, child: () => log };
   return log as unknown as FastPathParts['requestLog'];
 }
 
 /**
  * The fast path over fakes: the cache holds the records of `cached` (by default source `acme`,
- * slug `m`; `evict` empties it), the rate-limit store is a real one unless replaced.
+ * slug `m`; `evict` empties it), the database answers every other read with RECORD (or with
+ * `loadFails`' error), the rate-limit store is a real one unless replaced.
  */
-function fastPathWith(overrides: Partial<FastPathParts> = {}, cached = (source: string, slug: string) => source === 'acme' && slug === 'm') {
+function fastPathWith(
+  overrides: Partial<FastPathParts> = {},
+  cached = (source: string, slug: string) => source === 'acme' && slug === 'm',
+  loadFails?: Error,
+) {
   const logged: unknown[] = [];
-  const counted = { requests: 0, answered: 0, served: 0 };
+  const errors: unknown[] = [];
+  const counted = { requests: 0, answered: 0, served: 0, loaded: 0 };
   let evicted = false;
   const holds = ({ source, slug }: { source: string; slug: string }) => !evicted && cached(source, slug);
   const parts: FastPathParts = {
     markets: {
-      hasCachedPublicMarkets: holds,
       cachedPublicMarkets: (query: { source: string; slug: string }) => {
         if (!holds(query)) return undefined;
         counted.served++;
         return RECORD;
       },
+      findPublicMarkets: async () => {
+        counted.loaded++;
+        if (loadFails) throw loadFails;
+        return RECORD;
+      },
     } as unknown as MarketsService,
     storage: new MemoryThrottlerStorage(),
     metrics: {
-      requests: { labels: () => ({ inc: () => counted.requests++ }) },
-      latency: { labels: () => ({ observe: () => undefined }) },
+      requests: { labels: () => ({ inc: () => counted.requests++ }), inc: () => counted.requests++ },
+      latency: { labels: () => ({ observe: () => undefined }), observe: () => undefined },
       publicFastPath: { inc: () => counted.answered++ },
     } as unknown as MetricsService,
     limit: 2,
     trustProxy: () => false,
-    requestLog: quietLog({ info: (line: unknown) => logged.push(line) }),
+    requestLog: quietLog({ info: (line: unknown) => logged.push(line), error: (line: unknown) => errors.push(line) }),
     ...overrides,
   };
-  return { fastPath: new PublicReadFastPath(parts), parts, logged, counted, evict: () => (evicted = true) };
+  return { fastPath: new PublicReadFastPath(parts), parts, logged, errors, counted, evict: () => (evicted = true) };
 }
 
 function request(url: string, headers: Record<string, string> = {}, method = 'GET'): IncomingMessage {
@@ -51,11 +61,13 @@ function request(url: string, headers: Record<string, string> = {}, method = 'GE
   return { method, url, headers, socket, connection: socket } as unknown as IncomingMessage;
 }
 
-/** A response that records what is written, or throws on writeHead when told to. */
+/** A response that records what is written, or throws on writeHead when told to; `close()` is its connection closing. */
 function response(options: { failWriteHead?: boolean } = {}) {
   const sent: { head?: string[]; body?: string; destroyed: boolean } = { destroyed: false };
+  const closeListeners: (() => void)[] = [];
   const res = {
     headersSent: false,
+    writableFinished: false,
     writeHead(status: number, headers: string[]) {
       if (options.failWriteHead) throw new Error('writeHead failed');
       expect(status).toBe(200);
@@ -64,12 +76,18 @@ function response(options: { failWriteHead?: boolean } = {}) {
     },
     end(body: string) {
       sent.body = body;
+      res.writableFinished = true;
     },
     destroy() {
       sent.destroyed = true;
     },
+    once(event: string, listener: () => void) {
+      if (event === 'close') closeListeners.push(listener);
+      return res;
+    },
   };
-  return { res: res as unknown as ServerResponse, sent };
+  const close = () => closeListeners.splice(0).forEach((listener) => listener());
+  return { res: res as unknown as ServerResponse, sent, close };
 }
 
 const settle = () => new Promise((done) => setImmediate(done));
@@ -79,8 +97,8 @@ describe('PublicReadFastPath', () => {
   afterEach(() => {
     for (const storage of storages.splice(0)) storage.onApplicationShutdown?.();
   });
-  const make = (overrides: Partial<FastPathParts> = {}, cached?: (source: string, slug: string) => boolean) => {
-    const made = fastPathWith(overrides, cached);
+  const make = (overrides: Partial<FastPathParts> = {}, cached?: (source: string, slug: string) => boolean, loadFails?: Error) => {
+    const made = fastPathWith(overrides, cached, loadFails);
     storages.push(made.parts.storage as MemoryThrottlerStorage);
     return made;
   };
@@ -97,15 +115,16 @@ describe('PublicReadFastPath', () => {
     const header = (name: string) => head[head.indexOf(name) + 1];
     expect([header('x-request-id'), header('X-RateLimit-Limit'), header('X-RateLimit-Remaining'), header('X-RateLimit-Reset')]).toEqual(['r-1', '2', '1', '60']);
     expect(header('Content-Length')).toBe(String(Buffer.byteLength(sent.body!)));
-    expect(counted).toEqual({ requests: 1, answered: 1, served: 1 });
+    expect(counted).toEqual({ requests: 1, answered: 1, served: 1, loaded: 0 });
     expect(logged).toEqual([expect.objectContaining({ reqId: 'r-1', route: '/oracle/markets/public', code: 0 })]);
   });
 
-  it('takes nothing that is not a plain read of a cached record', () => {
+  it('takes nothing that is not a plain public read', () => {
     const { fastPath } = make();
     for (const [url, headers, method] of [
-      ['/oracle/markets/public?slug=other&source=acme', {}, 'GET'],
       ['/oracle/markets/public?slug=m&source=acme&x=1', {}, 'GET'],
+      ['/oracle/markets/public?slug=m', {}, 'GET'],
+      ['/oracle/markets/public?slug=m&slug=n&source=acme', {}, 'GET'],
       ['/oracle/markets/public?slug=m&source=acme', {}, 'HEAD'],
       ['/oracle/markets/public?slug=m&source=acme', { 'content-length': '2' }, 'GET'],
       ['/oracle/markets/public?slug=m&source=acme#x', {}, 'GET'],
@@ -149,10 +168,22 @@ describe('PublicReadFastPath', () => {
     expect(pipeline.calls).toBe(2);
     expect(increments).toHaveLength(3);
     expect(new Set(increments).size).toBe(1);
-    expect(counted).toEqual({ requests: 1, answered: 1, served: 1 });
+    expect(counted).toEqual({ requests: 1, answered: 1, served: 1, loaded: 0 });
   });
 
-  it('reads the record after counting: evicted meanwhile, the pipeline answers', async () => {
+  it('reads a record the cache does not hold as the handler does, from the database', async () => {
+    const { fastPath, counted, logged } = make({}, () => false);
+    const { res, sent } = response();
+    const pipeline = { calls: 0 };
+    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-2' }), res, () => pipeline.calls++)).toBe(true);
+    await settle();
+    expect(pipeline.calls).toBe(0);
+    expect(sent.body).toBe('{"code":0,"msg":"success","data":{"markets":[]}}');
+    expect(counted).toEqual({ requests: 1, answered: 1, served: 0, loaded: 1 });
+    expect(logged).toEqual([expect.objectContaining({ reqId: 'r-2', code: 0 })]);
+  });
+
+  it('reads the record after counting: evicted meanwhile, it is read from the database', async () => {
     let release!: (record: Awaited<ReturnType<MemoryThrottlerStorage['increment']>>) => void;
     const { fastPath, evict, counted } = make({ storage: { increment: () => new Promise((done) => (release = done)) } });
     const { res, sent } = response();
@@ -161,21 +192,46 @@ describe('PublicReadFastPath', () => {
     evict(); // a write is acknowledged while the counter is updated (Redis)
     release({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
     await settle();
-    expect(pipeline.calls).toBe(1);
-    expect(sent.head).toBeUndefined();
-    expect(counted.served).toBe(0);
+    expect(pipeline.calls).toBe(0);
+    expect(sent.body).toBeDefined();
+    expect([counted.served, counted.loaded]).toEqual([0, 1]);
   });
 
-  it('leaves a request whose client is gone to the pipeline', async () => {
-    const { fastPath } = make();
-    const req = request('/oracle/markets/public?slug=m&source=acme');
-    const { res, sent } = response();
-    const pipeline = { calls: 0 };
-    fastPath.take(req, res, () => pipeline.calls++);
-    (req.socket as { destroyed: boolean }).destroyed = true;
+  it('answers a database out of reach and a bug as the exception filter does', async () => {
+    const databaseDown = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const down = make({}, () => false, databaseDown);
+    const unavailable = response();
+    down.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), unavailable.res, () => undefined);
     await settle();
-    expect(pipeline.calls).toBe(1);
+    expect(JSON.parse(unavailable.sent.body!)).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
+    expect(down.errors).toEqual([expect.objectContaining({ code: 5030 })]); // its request line, at error level
+
+    const bug = make({}, () => false, new TypeError('x is undefined'));
+    const internal = response();
+    bug.fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-bug' }), internal.res, () => undefined);
+    await settle();
+    expect(JSON.parse(internal.sent.body!)).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
+    expect(bug.errors).toEqual([
+      { context: 'Errors', requestId: 'r-bug', route: '/oracle/markets/public', err: expect.any(TypeError) },
+      expect.objectContaining({ reqId: 'r-bug', code: 5000 }),
+    ]);
+    expect([down.counted.requests, bug.counted.requests]).toEqual([1, 1]);
+  });
+
+  it('logs a client gone before its answer as pino-http does, and answers and counts nothing for it', async () => {
+    let release!: (record: Awaited<ReturnType<MemoryThrottlerStorage['increment']>>) => void;
+    const { fastPath, logged, counted } = make({ storage: { increment: () => new Promise((done) => (release = done)) } });
+    const { res, sent, close } = response();
+    const pipeline = { calls: 0 };
+    fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-gone' }), res, () => pipeline.calls++);
+    close(); // the client hangs up while its request is counted
+    release({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+    await settle();
+    expect(pipeline.calls).toBe(0);
     expect(sent.head).toBeUndefined();
+    expect(counted).toEqual({ requests: 0, answered: 0, served: 0, loaded: 0 });
+    expect(logged).toEqual([expect.objectContaining({ reqId: 'r-gone', res: { statusCode: 200, headersSent: false } })]);
+    expect(logged[0]).not.toHaveProperty('code');
   });
 
   it('keeps an answer that was sent when the log line fails', async () => {

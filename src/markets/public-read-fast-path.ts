@@ -6,7 +6,20 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseQueryString } from 'node:querystring';
 import type { Counter, Histogram } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import { type FastPath, logRequest, logUnexpectedError, type RequestLog, requestLog, secondsSince, sendEnvelope } from '../common/fast-path';
+import { errorEnvelope } from '../common/error-catalogue';
+import { toApiError } from '../common/error-mapping';
+import {
+  type FastPath,
+  logRequest,
+  logUnexpectedError,
+  type RateLimitState,
+  type RequestLog,
+  requestLog,
+  secondsSince,
+  sendEnvelope,
+  type TakenRequest,
+  watchClientLeaving,
+} from '../common/fast-path';
 import { requestIdOf } from '../common/request-context.middleware';
 import { recordedSecurityHeaders } from '../common/security-headers';
 import type { Environment } from '../config/environment';
@@ -38,96 +51,123 @@ export interface FastPathParts {
   requestLog: RequestLog;
 }
 
+/** One read taken. */
+interface Taken extends TakenRequest {
+  query: PublicMarketQuery;
+}
+
 /**
- * `GET /oracle/markets/public` for a record already in the public cache, answered before Express
- * and Nest see the request. It is the route partners poll, and the framework's layers (Express's
- * router, Nest's guards, interceptor and filter, pino-http) cost about 300 µs of CPU per request
- * where the answer itself costs a map lookup (docs/benchmarks.md).
+ * `GET /oracle/markets/public`, answered before Express and Nest see the request. It is the
+ * route partners poll, and the framework's layers (Express's router, Nest's guards,
+ * interceptor and filter, pino-http) cost several times the answer itself: a map lookup for a
+ * cached record, one prepared statement for one that is not (docs/benchmarks.md).
  *
- * It answers only what the full pipeline would answer with that very record, and exactly as
- * the pipeline does: the same helmet headers, `x-request-id`, rate-limit counter and headers,
- * envelope bytes, log line and metrics (test/public-read-fast-path.e2e-spec.ts compares the
- * two, and the fault suite their log lines). Everything else goes to the pipeline untouched,
- * having counted nothing: a record not in the cache, a query the pipeline would reject, a body,
- * a URL Express would read another way. A client over its rate limit is counted here, and the
- * pipeline, which answers its 4290, does not count it again (a blocked counter stays put).
- * The cache is consulted twice: before counting, without side effects, to decide; after, to
- * serve (a hit, perhaps a reload ahead), as the pipeline's handler does after its guard.
+ * It takes, by its URL and headers alone, a plain read the pipeline would answer with a
+ * record (exactly the route, `slug` and `source` and nothing else, no body, no URL Express
+ * would parse another way); everything else goes to the pipeline untouched, having counted
+ * nothing. It then does what the pipeline does, in its order: counts the request on the
+ * caller's public budget (over it: the pipeline answers 4290 and, since a blocked counter
+ * stays put, counts nothing more), reads the record (MarketsService: the cache, else the
+ * database, as the handler does) and answers with the same helmet headers, `x-request-id`,
+ * rate-limit headers, envelope bytes, log line and metrics, a 5030/5000 included
+ * (test/public-read-fast-path.e2e-spec.ts compares the two, and the fault suite their log
+ * lines). A client that leaves before its answer is logged as pino-http logs it.
  */
 export class PublicReadFastPath implements FastPath {
   private readonly securityHeaders = recordedSecurityHeaders();
-  private readonly requests: Counter.Internal;
-  private readonly latency: Histogram.Internal<'method' | 'route' | 'code'>;
+  private readonly answeredRequests: Counter.Internal;
+  private readonly answeredLatency: Histogram.Internal<'method' | 'route' | 'code'>;
   private readonly answered: Counter;
 
   constructor(private readonly parts: FastPathParts) {
-    this.requests = parts.metrics.requests.labels({ method: 'GET', route: ROUTE, code: '0' });
-    this.latency = parts.metrics.latency.labels({ method: 'GET', route: ROUTE, code: '0' });
+    this.answeredRequests = parts.metrics.requests.labels({ method: 'GET', route: ROUTE, code: '0' });
+    this.answeredLatency = parts.metrics.latency.labels({ method: 'GET', route: ROUTE, code: '0' });
     this.answered = parts.metrics.publicFastPath;
   }
 
   /**
    * Takes `req` and answers it, or returns false at once, having done nothing, when it is not
-   * a cached public read. `pipeline` gets the requests taken but then left to it.
+   * a plain public read. `pipeline` gets the requests taken but then left to it.
    */
   take(req: IncomingMessage, res: ServerResponse, pipeline: RequestListener): boolean {
-    let taken: { query: PublicMarketQuery; requestId: string; key: string; started: bigint };
+    let taken: Taken;
+    let key: string;
     try {
-      const query = this.cachedQueryOf(req);
+      const query = this.plainQueryOf(req);
       if (!query) return false;
       const tracker = publicTracker(proxyAddr(req, this.parts.trustProxy));
+      key = rateLimitKey(MarketsController.name, HANDLER, THROTTLER, tracker);
       taken = {
+        req,
+        res,
         query,
         requestId: requestIdOf(req.headers['x-request-id']),
-        key: rateLimitKey(MarketsController.name, HANDLER, THROTTLER, tracker),
         started: process.hrtime.bigint(),
+        handedOver: false,
+        gone: false,
       };
     } catch (error) {
       this.failed(error);
       return false;
     }
-    const { key, requestId } = taken;
+    watchClientLeaving(taken, this.parts.requestLog);
     new Promise<ThrottlerStorageRecord>((counted) =>
       counted(this.parts.storage.increment(key, RATE_LIMIT_WINDOW_MS, this.parts.limit, RATE_LIMIT_WINDOW_MS, THROTTLER)),
     )
       .then(
-        (limit) => this.afterCounting(req, res, pipeline, taken, limit),
+        (limit) => this.afterCounting(taken, pipeline, limit),
         // The counters' store failed (Redis): the pipeline reports it as it does for any route.
-        () => pipeline(req, res),
+        () => this.handOver(taken, pipeline),
       )
-      .catch((error: unknown) => this.failed(error, requestId));
+      .catch((error: unknown) => this.failed(error, taken.requestId));
     return true;
   }
 
-  private afterCounting(
-    req: IncomingMessage,
-    res: ServerResponse,
-    pipeline: RequestListener,
-    { query, requestId, started }: { query: PublicMarketQuery; requestId: string; started: bigint },
-    { isBlocked, totalHits, timeToExpire }: ThrottlerStorageRecord,
-  ): void {
-    // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290. The
-    // client gone meanwhile: the pipeline deals with that as it does for any route.
-    if (isBlocked || req.socket.destroyed) return pipeline(req, res);
+  private afterCounting(taken: Taken, pipeline: RequestListener, { isBlocked, totalHits, timeToExpire }: ThrottlerStorageRecord): void {
+    // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290.
+    if (isBlocked) return this.handOver(taken, pipeline);
+    if (taken.gone) return;
+    const rate: RateLimitState = { limit: this.parts.limit, record: { totalHits, timeToExpire } };
     // The record is read now, after the count, as the pipeline's handler reads it after its
     // guard: a change acknowledged while the counter was being updated (a Redis round trip)
-    // has evicted it by then. Gone: the pipeline reads it afresh (this request then counts
-    // twice toward the caller's limit, in that rare race).
-    const record = this.parts.markets.cachedPublicMarkets(query);
-    if (!record) return pipeline(req, res);
+    // has evicted it by then.
+    const cached = this.parts.markets.cachedPublicMarkets(taken.query);
+    if (cached) return this.answer(taken, pipeline, rate, 0, cached.envelope());
+    this.parts.markets.findPublicMarkets(taken.query).then(
+      (record) => this.answer(taken, pipeline, rate, 0, record.envelope()),
+      (error: unknown) => {
+        // As the exception filter answers and logs it (5030 for a database out of reach).
+        const { apiError, unexpected } = toApiError(error);
+        if (unexpected) this.failed(error, taken.requestId);
+        this.answer(taken, pipeline, rate, apiError.code, JSON.stringify(errorEnvelope(apiError)));
+      },
+    );
+  }
+
+  private answer(taken: Taken, pipeline: RequestListener, rate: RateLimitState, code: number, body: string): void {
+    // The client gone meanwhile: the pipeline would have written to a closed connection, and
+    // counted no metric (RequestMetricsMiddleware counts finished responses).
+    if (taken.gone) return;
+    const { res, requestId } = taken;
     try {
-      sendEnvelope(res, this.securityHeaders, requestId, { limit: this.parts.limit, record: { totalHits, timeToExpire } }, record.envelope());
+      sendEnvelope(res, this.securityHeaders, requestId, rate, body);
     } catch (error) {
       this.failed(error, requestId);
       if (res.headersSent) res.destroy();
-      else pipeline(req, res);
+      else this.handOver(taken, pipeline);
       return;
     }
     try {
-      this.account(req, requestId, started);
+      this.account(taken, code);
     } catch (error) {
       this.failed(error, requestId);
     }
+  }
+
+  /** The pipeline takes over. */
+  private handOver(taken: Taken, pipeline: RequestListener): void {
+    taken.handedOver = true;
+    pipeline(taken.req, taken.res);
   }
 
   /** A bug here must not take the process down: logged like the exception filter logs one. */
@@ -135,31 +175,35 @@ export class PublicReadFastPath implements FastPath {
     logUnexpectedError(this.parts.requestLog, error, { requestId, route: ROUTE });
   }
 
-  /** The query of `req` if it is a plain public read of a record the cache holds now. */
-  private cachedQueryOf(req: IncomingMessage): PublicMarketQuery | undefined {
+  /** The query of `req` if it is a plain public read (one the pipeline answers with a record). */
+  private plainQueryOf(req: IncomingMessage): PublicMarketQuery | undefined {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith(ROUTE_WITH_QUERY) || UNUSUAL_URL.test(url)) {
       return undefined;
     }
     // The pipeline reads (and may reject) a body even on GET.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return undefined;
-    let query: PublicMarketQuery;
     try {
       // Express's query parser ("simple") is this very function.
-      query = parsePublicMarketQuery(parseQueryString(url.slice(ROUTE_WITH_QUERY.length)));
+      return parsePublicMarketQuery(parseQueryString(url.slice(ROUTE_WITH_QUERY.length)));
     } catch {
       return undefined;
     }
-    return this.parts.markets.hasCachedPublicMarkets(query) ? query : undefined;
   }
 
   /** The metrics and the log line of an answered request. */
-  private account(req: IncomingMessage, requestId: string, started: bigint): void {
+  private account({ req, requestId, started }: Taken, code: number): void {
     const seconds = secondsSince(started);
-    this.requests.inc();
-    this.latency.observe(seconds);
+    if (code === 0) {
+      this.answeredRequests.inc();
+      this.answeredLatency.observe(seconds);
+    } else {
+      const labels = { method: 'GET', route: ROUTE, code: String(code) };
+      this.parts.metrics.requests.inc(labels);
+      this.parts.metrics.latency.observe(labels, seconds);
+    }
     this.answered.inc();
-    logRequest(this.parts.requestLog, req, { requestId, seconds, answered: { route: ROUTE, code: 0 } });
+    logRequest(this.parts.requestLog, req, { requestId, seconds, answered: { route: ROUTE, code } });
   }
 }
 

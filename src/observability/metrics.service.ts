@@ -54,7 +54,7 @@ export class MetricsService {
 
   readonly publicFastPath = new Counter({
     name: 'oracle_public_fast_path_total',
-    help: 'Public reads answered from the cache ahead of Express and Nest (also counted in oracle_http_requests_total)',
+    help: 'Public reads answered ahead of Express and Nest (also counted in oracle_http_requests_total)',
     registers: [this.registry],
   });
 
