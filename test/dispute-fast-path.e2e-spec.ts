@@ -109,7 +109,9 @@ describe('dispute submission fast path', () => {
       for (const path of [VIA_PIPELINE, SUBMIT]) {
         const partner = await fixtures.partner();
         const { key, marketId } = await arrange(partner);
+        const before = await disputesOf(marketId);
         answers.push(await submit({ ...partner, apiKey: key }, body(marketId), path));
+        expect({ name, path, after: await disputesOf(marketId) }).toEqual({ name, path, after: before }); // nothing filed
       }
       const [piped, fast] = answers;
       expect({ name, byPipeline: [piped.byPipeline, fast.byPipeline], code: fast.response.body.code }).toEqual({

@@ -98,7 +98,7 @@ export interface TakenRequest {
  */
 export function watchClientLeaving(taken: TakenRequest, log: RequestLog): void {
   taken.res.once('close', () => {
-    if (taken.handedOver || taken.res.writableFinished) return;
+    if (taken.handedOver || taken.res.writableEnded) return; // answered: its line is (being) written
     taken.gone = true;
     logRequest(log, taken.req, { requestId: taken.requestId, seconds: secondsSince(taken.started) });
   });

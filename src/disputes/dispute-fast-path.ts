@@ -65,7 +65,7 @@ interface Taken extends TakenRequest {
 
 /**
  * `POST /oracle/markets/dispute/submit` with a plain, valid body, answered before Express and
- * Nest see the request. Filing a dispute is one statement (DisputesService.submitDispute); the
+ * Nest see the request. Filing a dispute is one statement (DisputesService.submitDisputeByKey); the
  * framework's layers around it (Express's router, helmet, Nest's guards, pipe, interceptor and
  * filter, class-transformer and class-validator, pino-http) cost several times its own CPU
  * (docs/benchmarks.md).
@@ -170,8 +170,9 @@ export class DisputeFastPath implements FastPath {
     this.account(taken, answer.code, partner?.source);
   }
 
-  /** The pipeline takes over, with the body already read. */
+  /** The pipeline takes over, with the body already read (unless the client has left: logged). */
   private handOver(taken: Taken, body: ReadBody, pipeline: RequestListener): void {
+    if (taken.gone) return;
     taken.handedOver = true;
     handOverReadBody(taken.req, body);
     pipeline(taken.req, taken.res);

@@ -67,6 +67,7 @@ function response(options: { failWriteHead?: boolean } = {}) {
   const closeListeners: (() => void)[] = [];
   const res = {
     headersSent: false,
+    writableEnded: false,
     writableFinished: false,
     writeHead(status: number, headers: string[]) {
       if (options.failWriteHead) throw new Error('writeHead failed');
@@ -76,7 +77,7 @@ function response(options: { failWriteHead?: boolean } = {}) {
     },
     end(body: string) {
       sent.body = body;
-      res.writableFinished = true;
+      res.writableEnded = res.writableFinished = true;
     },
     destroy() {
       sent.destroyed = true;
@@ -212,10 +213,28 @@ describe('PublicReadFastPath', () => {
     await settle();
     expect(JSON.parse(internal.sent.body!)).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
     expect(bug.errors).toEqual([
-      { context: 'Errors', requestId: 'r-bug', route: '/oracle/markets/public', err: expect.any(TypeError) },
+      // As the exception filter logs it: the route is the request's URL (its originalUrl).
+      { context: 'Errors', requestId: 'r-bug', route: '/oracle/markets/public?slug=m&source=acme', err: expect.any(TypeError) },
       expect.objectContaining({ reqId: 'r-bug', code: 5000 }),
     ]);
     expect([down.counted.requests, bug.counted.requests]).toEqual([1, 1]);
+  });
+
+  it('answers 5000 for a bug once the request is taken, never leaving it without an answer', async () => {
+    const { fastPath, parts, errors } = make();
+    (parts.markets as unknown as { cachedPublicMarkets: () => unknown }).cachedPublicMarkets = () => {
+      throw new TypeError('cache bug');
+    };
+    const { res, sent } = response();
+    const pipeline = { calls: 0 };
+    fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-bug' }), res, () => pipeline.calls++);
+    await settle();
+    expect(pipeline.calls).toBe(0);
+    expect(JSON.parse(sent.body!)).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
+    expect(errors).toEqual([
+      expect.objectContaining({ context: 'Errors', requestId: 'r-bug', err: expect.any(TypeError) }),
+      expect.objectContaining({ reqId: 'r-bug', code: 5000 }),
+    ]);
   });
 
   it('logs a client gone before its answer as pino-http does, and answers and counts nothing for it', async () => {

@@ -6,7 +6,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseQueryString } from 'node:querystring';
 import type { Counter, Histogram } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import { errorEnvelope } from '../common/error-catalogue';
+import { ApiError, ErrorCatalogue, errorEnvelope } from '../common/error-catalogue';
 import { toApiError } from '../common/error-mapping';
 import {
   type FastPath,
@@ -119,11 +119,15 @@ export class PublicReadFastPath implements FastPath {
         // The counters' store failed (Redis): the pipeline reports it as it does for any route.
         () => this.handOver(taken, pipeline),
       )
-      .catch((error: unknown) => this.failed(error, taken.requestId));
+      .catch((error: unknown) => this.failedTaken(taken, error));
     return true;
   }
 
-  private afterCounting(taken: Taken, pipeline: RequestListener, { isBlocked, totalHits, timeToExpire }: ThrottlerStorageRecord): void {
+  private async afterCounting(
+    taken: Taken,
+    pipeline: RequestListener,
+    { isBlocked, totalHits, timeToExpire }: ThrottlerStorageRecord,
+  ): Promise<void> {
     // Blocked: the pipeline counts nothing more for a blocked caller, and answers 4290.
     if (isBlocked) return this.handOver(taken, pipeline);
     if (taken.gone) return;
@@ -133,26 +137,27 @@ export class PublicReadFastPath implements FastPath {
     // has evicted it by then.
     const cached = this.parts.markets.cachedPublicMarkets(taken.query);
     if (cached) return this.answer(taken, pipeline, rate, 0, cached.envelope());
-    this.parts.markets.findPublicMarkets(taken.query).then(
-      (record) => this.answer(taken, pipeline, rate, 0, record.envelope()),
-      (error: unknown) => {
-        // As the exception filter answers and logs it (5030 for a database out of reach).
-        const { apiError, unexpected } = toApiError(error);
-        if (unexpected) this.failed(error, taken.requestId);
-        this.answer(taken, pipeline, rate, apiError.code, JSON.stringify(errorEnvelope(apiError)));
-      },
-    );
+    let answer: { code: number; body: string };
+    try {
+      answer = { code: 0, body: (await this.parts.markets.findPublicMarkets(taken.query)).envelope() };
+    } catch (error) {
+      // As the exception filter answers and logs it (5030 for a database out of reach).
+      const { apiError, unexpected } = toApiError(error);
+      if (unexpected) this.failed(error, taken);
+      answer = { code: apiError.code, body: JSON.stringify(errorEnvelope(apiError)) };
+    }
+    this.answer(taken, pipeline, rate, answer.code, answer.body);
   }
 
   private answer(taken: Taken, pipeline: RequestListener, rate: RateLimitState, code: number, body: string): void {
     // The client gone meanwhile: the pipeline would have written to a closed connection, and
     // counted no metric (RequestMetricsMiddleware counts finished responses).
     if (taken.gone) return;
-    const { res, requestId } = taken;
+    const { res } = taken;
     try {
-      sendEnvelope(res, this.securityHeaders, requestId, rate, body);
+      sendEnvelope(res, this.securityHeaders, taken.requestId, rate, body);
     } catch (error) {
-      this.failed(error, requestId);
+      this.failed(error, taken);
       if (res.headersSent) res.destroy();
       else this.handOver(taken, pipeline);
       return;
@@ -160,19 +165,41 @@ export class PublicReadFastPath implements FastPath {
     try {
       this.account(taken, code);
     } catch (error) {
-      this.failed(error, requestId);
+      this.failed(error, taken);
     }
   }
 
-  /** The pipeline takes over. */
+  /** The pipeline takes over (unless the client has left: logged). */
   private handOver(taken: Taken, pipeline: RequestListener): void {
+    if (taken.gone) return;
     taken.handedOver = true;
     pipeline(taken.req, taken.res);
   }
 
-  /** A bug here must not take the process down: logged like the exception filter logs one. */
-  private failed(error: unknown, requestId?: string): void {
-    logUnexpectedError(this.parts.requestLog, error, { requestId, route: ROUTE });
+  /**
+   * A bug here must not take the process down: logged as the exception filter logs one (its
+   * route is the request's URL, as the filter's), for `taken` if the request was taken.
+   */
+  private failed(error: unknown, taken?: Taken): void {
+    logUnexpectedError(this.parts.requestLog, error, { requestId: taken?.requestId, route: taken?.req.url ?? ROUTE });
+  }
+
+  /**
+   * A bug after the request was taken: logged, and the request answered 5000 (or its
+   * connection closed if an answer had begun), never left without an answer.
+   */
+  private failedTaken(taken: Taken, error: unknown): void {
+    const { res } = taken;
+    try {
+      this.failed(error, taken);
+      if (taken.handedOver || taken.gone || res.writableEnded) return;
+      if (res.headersSent) return void res.destroy();
+      const internal = new ApiError(ErrorCatalogue.INTERNAL);
+      sendEnvelope(res, this.securityHeaders, taken.requestId, undefined, JSON.stringify(errorEnvelope(internal)));
+      this.account(taken, internal.code);
+    } catch {
+      res.destroy();
+    }
   }
 
   /** The query of `req` if it is a plain public read (one the pipeline answers with a record). */
