@@ -67,7 +67,7 @@ export class Environment {
   @IsInt()
   @Min(0)
   @Max(60000)
-  PUBLIC_CACHE_TTL_MS = 5000;
+  PUBLIC_CACHE_TTL_MS = 30000;
 
   @Transform(toInt)
   @IsInt()
