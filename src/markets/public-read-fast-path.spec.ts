@@ -93,6 +93,21 @@ function response(options: { failWriteHead?: boolean } = {}) {
 
 const settle = () => new Promise((done) => setImmediate(done));
 
+/** A plain read of acme's record `m`. */
+const READ = '/oracle/markets/public?slug=m&source=acme';
+
+/**
+ * Offers a plain read (with `headers`) to `fastPath` and lets it run to its end: whether it
+ * was taken, what was sent, and whether the pipeline got it.
+ */
+async function readToEnd(fastPath: PublicReadFastPath, headers: Record<string, string> = {}, options: { failWriteHead?: boolean } = {}) {
+  const { res, sent } = response(options);
+  let piped = false;
+  const taken = fastPath.take(request(READ, headers), res, () => void (piped = true));
+  await settle();
+  return { taken, sent, piped };
+}
+
 describe('PublicReadFastPath', () => {
   const storages: MemoryThrottlerStorage[] = [];
   afterEach(() => {
@@ -106,11 +121,8 @@ describe('PublicReadFastPath', () => {
 
   it('answers a cached record with the envelope, the rate-limit headers, a metric and a log line', async () => {
     const { fastPath, logged, counted } = make();
-    const { res, sent } = response();
-    const pipeline = { calls: 0 };
-    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-1' }), res, () => pipeline.calls++)).toBe(true);
-    await settle();
-    expect(pipeline.calls).toBe(0);
+    const { taken, sent, piped } = await readToEnd(fastPath, { 'x-request-id': 'r-1' });
+    expect([taken, piped]).toEqual([true, false]);
     expect(sent.body).toBe('{"code":0,"msg":"success","data":{"markets":[]}}');
     const head = sent.head!;
     const header = (name: string) => head[head.indexOf(name) + 1];
@@ -143,7 +155,7 @@ describe('PublicReadFastPath', () => {
     for (const url of ['/oracle/markets/public?slug=m&source=acme#x', '/oracle/markets/public?slug=m&source=ac\u00a0me']) {
       expect({ url, taken: fastPath.take(request(url), response().res, () => undefined) }).toEqual({ url, taken: false });
     }
-    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => undefined)).toBe(true);
+    expect(fastPath.take(request(READ), response().res, () => undefined)).toBe(true);
     expect(counted.served).toBe(0); // deciding counts nothing
     await settle();
     expect(counted.served).toBe(1);
@@ -174,11 +186,8 @@ describe('PublicReadFastPath', () => {
 
   it('reads a record the cache does not hold as the handler does, from the database', async () => {
     const { fastPath, counted, logged } = make({}, () => false);
-    const { res, sent } = response();
-    const pipeline = { calls: 0 };
-    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-2' }), res, () => pipeline.calls++)).toBe(true);
-    await settle();
-    expect(pipeline.calls).toBe(0);
+    const { taken, sent, piped } = await readToEnd(fastPath, { 'x-request-id': 'r-2' });
+    expect([taken, piped]).toEqual([true, false]);
     expect(sent.body).toBe('{"code":0,"msg":"success","data":{"markets":[]}}');
     expect(counted).toEqual({ requests: 1, answered: 1, served: 0, loaded: 1 });
     expect(logged).toEqual([expect.objectContaining({ reqId: 'r-2', code: 0 })]);
@@ -189,7 +198,7 @@ describe('PublicReadFastPath', () => {
     const { fastPath, evict, counted } = make({ storage: { increment: () => new Promise((done) => (release = done)) } });
     const { res, sent } = response();
     const pipeline = { calls: 0 };
-    expect(fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++)).toBe(true);
+    expect(fastPath.take(request(READ), res, () => pipeline.calls++)).toBe(true);
     evict(); // a write is acknowledged while the counter is updated (Redis)
     release({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
     await settle();
@@ -201,16 +210,12 @@ describe('PublicReadFastPath', () => {
   it('answers a database out of reach and a bug as the exception filter does', async () => {
     const databaseDown = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const down = make({}, () => false, databaseDown);
-    const unavailable = response();
-    down.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), unavailable.res, () => undefined);
-    await settle();
+    const unavailable = await readToEnd(down.fastPath);
     expect(JSON.parse(unavailable.sent.body!)).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
     expect(down.errors).toEqual([expect.objectContaining({ code: 5030 })]); // its request line, at error level
 
     const bug = make({}, () => false, new TypeError('x is undefined'));
-    const internal = response();
-    bug.fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-bug' }), internal.res, () => undefined);
-    await settle();
+    const internal = await readToEnd(bug.fastPath, { 'x-request-id': 'r-bug' });
     expect(JSON.parse(internal.sent.body!)).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
     expect(bug.errors).toEqual([
       // As the exception filter logs it: the route is the request's URL (its originalUrl).
@@ -225,11 +230,8 @@ describe('PublicReadFastPath', () => {
     (parts.markets as unknown as { cachedPublicMarkets: () => unknown }).cachedPublicMarkets = () => {
       throw new TypeError('cache bug');
     };
-    const { res, sent } = response();
-    const pipeline = { calls: 0 };
-    fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-bug' }), res, () => pipeline.calls++);
-    await settle();
-    expect(pipeline.calls).toBe(0);
+    const { sent, piped } = await readToEnd(fastPath, { 'x-request-id': 'r-bug' });
+    expect(piped).toBe(false);
     expect(JSON.parse(sent.body!)).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
     expect(errors).toEqual([
       expect.objectContaining({ context: 'Errors', requestId: 'r-bug', err: expect.any(TypeError) }),
@@ -242,7 +244,7 @@ describe('PublicReadFastPath', () => {
     const { fastPath, logged, counted } = make({ storage: { increment: () => new Promise((done) => (release = done)) } });
     const { res, sent, close } = response();
     const pipeline = { calls: 0 };
-    fastPath.take(request('/oracle/markets/public?slug=m&source=acme', { 'x-request-id': 'r-gone' }), res, () => pipeline.calls++);
+    fastPath.take(request(READ, { 'x-request-id': 'r-gone' }), res, () => pipeline.calls++);
     close(); // the client hangs up while its request is counted
     release({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
     await settle();
@@ -255,32 +257,21 @@ describe('PublicReadFastPath', () => {
 
   it('keeps an answer that was sent when the log line fails', async () => {
     const { fastPath } = make({ requestLog: quietLog({ info: () => { throw new Error('log failed'); } }) });
-    const { res, sent } = response();
-    const pipeline = { calls: 0 };
-    fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++);
-    await settle();
-    expect(pipeline.calls).toBe(0);
+    const { sent, piped } = await readToEnd(fastPath);
+    expect(piped).toBe(false);
     expect(sent.body).toBeDefined();
     expect(sent.destroyed).toBe(false);
   });
 
   it('leaves the request to the pipeline when the rate-limit store fails or throws, or when answering fails', async () => {
     const failing = make({ storage: { increment: () => Promise.reject(new Error('redis down')) } });
-    const pipeline = { calls: 0 };
-    failing.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => pipeline.calls++);
-    await settle();
-    expect(pipeline.calls).toBe(1);
+    expect((await readToEnd(failing.fastPath)).piped).toBe(true);
 
     const throwing = make({ storage: { increment: () => { throw new Error('store bug'); } } });
-    throwing.fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), response().res, () => pipeline.calls++);
-    await settle();
-    expect(pipeline.calls).toBe(2);
+    expect((await readToEnd(throwing.fastPath)).piped).toBe(true);
 
-    const { fastPath } = make();
-    const { res, sent } = response({ failWriteHead: true });
-    fastPath.take(request('/oracle/markets/public?slug=m&source=acme'), res, () => pipeline.calls++);
-    await settle();
-    expect(pipeline.calls).toBe(3);
-    expect(sent.destroyed).toBe(false);
+    const unwritable = await readToEnd(make().fastPath, {}, { failWriteHead: true });
+    expect(unwritable.piped).toBe(true);
+    expect(unwritable.sent.destroyed).toBe(false);
   });
 });
