@@ -46,8 +46,6 @@ environment (defaults in brackets; --quick ones after the slash):
   BENCH_SCALING_CONNECTIONS   connections for the scaling loads [10]
   BENCH_LOG_LEVEL             the service's LOG_LEVEL [info, production's default]
   BENCH_DB_POOL_SIZE          DB_POOL_SIZE for both servers [the service's default]
-  BENCH_NODE                  the node binary both servers run on [the machine's: the first
-                              node on PATH outside node_modules]
 `;
 
 // ------------------------------------------------------------------ configuration

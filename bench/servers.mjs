@@ -6,12 +6,12 @@
 // exit, Ctrl-C or an error.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distDir, requireDist } from './db.mjs';
 
@@ -53,26 +53,9 @@ function cleanEnv(extra) {
   return { ...env, ...extra };
 }
 
-/**
- * The Node binary both servers run on: BENCH_NODE, else the machine's own `node` (the first on
- * PATH outside node_modules), the one `node dist/main.js` runs on in production. Under
- * `npm run`, plain `node` is node_modules/.bin/node: the Node 24 that only Jest needs.
- */
-export const SERVER_NODE = process.env.BENCH_NODE?.trim() || machineNode();
+/** The Node both servers run on: the one running the bench (package.json engines: one major everywhere). */
+export const SERVER_NODE = process.execPath;
 
-function machineNode() {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir || dir.includes('node_modules')) continue;
-    const candidate = join(dir, 'node');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return process.execPath;
-}
 export function serverNodeVersion() {
   return execFileSync(SERVER_NODE, ['--version'], { encoding: 'utf8' }).trim();
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { type HttpResult, runPool } from './support/http-client';
 import { disputeBody, marketStates, seedResolvedMarkets, type SeededMarket } from './support/seed';
-import { ADMIN_MASTER_KEY, machineNodeVersion, ServerProcess } from './support/server-process';
+import { ADMIN_MASTER_KEY, ServerProcess } from './support/server-process';
 
 const PARTNERS = 4;
 const MARKETS_PER_PARTNER = 50;
@@ -111,7 +111,7 @@ describe('faults: races at scale across two instances', () => {
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     console.log(
       [
-        `Race at scale, submissions (2 instances on ${machineNodeVersion()}, ${results.length} requests, ${CONCURRENCY} in flight):`,
+        `Race at scale, submissions (2 instances on ${process.version}, ${results.length} requests, ${CONCURRENCY} in flight):`,
         `  ${elapsed.toFixed(0)} ms (${((results.length / elapsed) * 1000).toFixed(0)} req/s); latency p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, ` +
           `p99 ${latencies[Math.floor(latencies.length * 0.99)].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`,
         `  code 0: ${codes.get(0)} (instance A ${winsByServer[0]}, B ${winsByServer[1]}), code 4091: ${codes.get(4091)}; ` +

@@ -1,7 +1,7 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../src/database/embedded-database';
@@ -17,37 +17,15 @@ const OUTPUT_LINES_KEPT = 100;
 /** The master key every fault-suite server gets (≥ 24 characters). */
 export const ADMIN_MASTER_KEY = `faults-master-${randomBytes(18).toString('hex')}`;
 
-let machineNodePath: string | undefined;
-
 /**
- * The machine's Node (production runs the server on Node 20), not the Node 24 binary Jest
- * runs on: `npm run` puts node_modules/.bin, which holds that binary as `node`, first on PATH.
- * FAULTS_NODE overrides.
+ * The Node flags production starts the server with: those of `npm run start:prod` (the
+ * Dockerfile's CMD repeats them). The server runs on the Node running this suite, which is the
+ * one Node the project names (package.json engines).
  */
-export function machineNode(): string {
-  if (machineNodePath) return machineNodePath;
-  const candidates = process.env.FAULTS_NODE
-    ? [process.env.FAULTS_NODE]
-    : (process.env.PATH ?? '')
-        .split(delimiter)
-        .filter((dir) => dir && !dir.includes('node_modules'))
-        .map((dir) => join(dir, 'node'));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      machineNodePath = candidate;
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  throw new Error('no `node` found on PATH outside node_modules (set FAULTS_NODE)');
+export function productionNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return scripts['start:prod'].split(/\s+/).filter((word) => word.startsWith('--'));
 }
-
-export function machineNodeVersion(): string {
-  return execFileSync(machineNode(), ['--version'], { encoding: 'utf8' }).trim();
-}
-
 
 export interface ServerOptions {
   databaseUrl: string;
@@ -99,7 +77,7 @@ export class ServerProcess {
   /** Spawns the server and waits until /health/ready answers 200. */
   static async start(options: ServerOptions): Promise<ServerProcess> {
     const port = await freePort();
-    const child = spawn(machineNode(), [serverMain()], {
+    const child = spawn(process.execPath, [...productionNodeFlags(), serverMain()], {
       cwd: REPO_ROOT,
       // Only what the server needs: nothing of the test process's own environment leaks in.
       env: {
