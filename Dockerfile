@@ -1,22 +1,30 @@
 # syntax=docker/dockerfile:1
-# Build stage: install everything, compile TypeScript.
-FROM node:22-bookworm-slim AS build
+# The Node version is the one package.json's engines and .ci/run name (one major everywhere).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+# Build stage: every dependency, the compiled app, then the dev-only packages pruned away.
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+# Opt out of install-time telemetry (package.json's allowScripts already refuses @scarf/scarf's script).
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-# Runtime stage: production dependencies and the compiled app only, as a non-root user.
-FROM node:22-bookworm-slim AS runtime
+# Runtime stage: production dependencies and the compiled app, read-only, as the non-root `node` user.
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production PORT=3000
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json /app/package-lock.json ./
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["npm", "run", "start:prod"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node is the container's main process, so SIGTERM reaches the graceful shutdown. The flags are
+# `npm run start:prod`'s. Set DATABASE_URL; without it the zero-setup database needs a writable
+# volume at /app/data, and the process stops with one line saying so when there is none.
+CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=8", "dist/main.js"]

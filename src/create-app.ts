@@ -18,8 +18,16 @@ import { publicReadFastPath } from './markets/public-read-fast-path';
  */
 export async function createApp(): Promise<NestExpressApplication> {
   // The body is parsed by RequestContextMiddleware (64 KiB limit, errors in the envelope).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  // A failure to start is rethrown to the caller (main.ts prints it as one line), neither
+  // logged with its stack by Nest nor answered by process.abort().
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    bufferLogs: true,
+    autoFlushLogs: false,
+    abortOnError: false,
+  });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   const config = app.get(ConfigService<Environment, true>);
 
   app.disable('x-powered-by');

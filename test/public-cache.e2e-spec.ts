@@ -88,8 +88,6 @@ describe('public record cache across instances', () => {
       expect(item.disputes).toHaveLength(1);
       lags.push(await becomesFresh(other, market.slug, (fresh) => fresh.status === 'disputed' && fresh.disputes?.length === 1));
     }
-    const late = lags.filter((lag) => lag.staleReads > 0);
-    console.log(`other instance: fresh at its first read in ${20 - late.length}/20 rounds; else after ${late.map((lag) => lag.ms).join(', ')} ms`);
   });
 
   it('a decision recorded on one instance is served by the other as soon as it hears', async () => {

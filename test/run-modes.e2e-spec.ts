@@ -12,7 +12,7 @@ describe('starting against DATABASE_URL', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     process.env.DATABASE_URL = database.url;
-    process.env.LOG_LEVEL = 'error';
+    process.env.LOG_LEVEL = 'silent';
   });
 
   afterAll(async () => {

@@ -33,6 +33,13 @@ const FIND_BY_KEY_SQL = keyHolderSql('$1');
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** A new API key for partner `partnerId`: only its hash and display prefix are stored. */
+export async function issuePartnerKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {
+  const generated = generateKey('partner');
+  const key = await manager.save(manager.create(ApiKey, { partnerId, keyHash: generated.hash, prefix: generated.prefix }));
+  return { keyId: key.id, apiKey: generated.key };
+}
+
 /** Partners and their API keys: creation, lookup by key, revocation. */
 @Injectable()
 export class PartnerKeysService {
@@ -94,12 +101,8 @@ export class PartnerKeysService {
     return key;
   }
 
-  async issueKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {
-    const generated = generateKey('partner');
-    const key = await manager.save(
-      manager.create(ApiKey, { partnerId, keyHash: generated.hash, prefix: generated.prefix }),
-    );
-    return { keyId: key.id, apiKey: generated.key };
+  issueKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {
+    return issuePartnerKey(manager, partnerId);
   }
 
   /** Records that key `keyId` was used (its advisory last_used_at, at most once a minute). */

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { StartupError } from './startup-error';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -12,9 +13,9 @@ const emptyToUndefined = ({ value }: { value: unknown }) =>
  */
 export class Environment {
   @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @IsInt({ message: 'must be an integer from 1 to 65535' })
+  @Min(1, { message: 'must be an integer from 1 to 65535' })
+  @Max(65535, { message: 'must be an integer from 1 to 65535' })
   PORT = 3000;
 
   @Transform(emptyToUndefined)
@@ -109,7 +110,7 @@ export class Environment {
   SHUTDOWN_GRACE_MS = 10000;
 }
 
-/** Validates `process.env`; throws one message naming every bad variable. */
+/** Validates `process.env`; throws a StartupError, one line naming every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const environment = plainToInstance(Environment, raw, { exposeDefaultValues: true });
   const errors = validateSync(environment, { whitelist: false });
@@ -118,9 +119,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
       const shown = (error.property === 'DATABASE_URL' || error.property === 'ADMIN_MASTER_KEY')
         ? '(hidden)'
         : JSON.stringify(error.value);
-      return `${error.property}=${shown}: ${Object.values(error.constraints ?? {}).join(', ')}`;
+      return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
     });
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw new StartupError(`invalid configuration: ${lines.join('; ')}`);
   }
   return environment;
 }

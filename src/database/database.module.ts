@@ -3,6 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment';
+import { startupNotice } from '../config/startup-error';
+import { connectWithRetries } from './connect-with-retries';
 import { dataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { runMigrationsExclusively } from './run-migrations';
@@ -27,7 +29,11 @@ const logger = new Logger('Database');
         const url = config.get('DATABASE_URL', { infer: true });
         if (url) return { url, embedded: null };
         const dataDir = config.get('EMBEDDED_DATA_DIR', { infer: true });
-        const embedded = await EmbeddedDatabase.start({ dataDir, onLog: (line) => logger.debug(line.trim()) });
+        const embedded = await EmbeddedDatabase.start({
+          dataDir,
+          onInfo: (message) => logger.log(message),
+          onDebug: (line) => logger.debug(line),
+        });
         logger.log(`embedded PostgreSQL started with its data in ${embedded.clusterDir}`);
         return { url: embedded.url, embedded };
       },
@@ -51,11 +57,11 @@ class DatabaseLocationModule {}
           connectTimeoutMs: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
           statementTimeoutMs: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
         }),
-        retryAttempts: 5,
-        retryDelay: 2000,
+        // connectWithRetries waits for the database; @nestjs/typeorm's own retries log stack traces.
+        toRetry: () => false,
       }),
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
+        const dataSource = await connectWithRetries(options!, startupNotice);
         const applied = await runMigrationsExclusively(dataSource);
         if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
         return dataSource;

