@@ -7,9 +7,6 @@ import { AppModule } from './app.module';
 import type { Environment } from './config/environment';
 import { apiSecurityHeaders } from './common/security-headers';
 import { setUpApiDocs } from './docs/api-docs';
-import { installFastPaths, requestLog } from './common/fast-path';
-import { disputeFastPath } from './disputes/dispute-fast-path';
-import { publicReadFastPath } from './markets/public-read-fast-path';
 
 /**
  * Builds the application exactly as production runs it; tests use it too. The filter,
@@ -50,10 +47,6 @@ export async function createApp(): Promise<NestExpressApplication> {
   );
 
   setUpApiDocs(app);
-  // Partners' two hot routes, polling public records (from the cache) and filing disputes,
-  // answered ahead of Express where they can be. CORS headers are not reproduced there: with
-  // CORS on, every request takes the pipeline.
-  if (!corsOrigins) installFastPaths(app, [publicReadFastPath(app), disputeFastPath(app)], requestLog());
   return app;
 }
 

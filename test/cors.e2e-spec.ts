@@ -4,10 +4,7 @@ import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const ORIGIN = 'https://partner.example';
 
-/**
- * With CORS_ORIGINS set, every answer carries the CORS headers, cached public reads included:
- * those then take the full pipeline (the fast path does not reproduce CORS).
- */
+/** With CORS_ORIGINS set, every answer carries the CORS headers, cached public reads included. */
 describe('CORS', () => {
   let t: TestApp;
   let fixtures: Fixtures;

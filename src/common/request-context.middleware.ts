@@ -1,7 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import type { RequestContext, ServiceRequest } from './request-context';
@@ -51,47 +50,11 @@ function heldBodyError(error: unknown): unknown {
   return error;
 }
 
-/** A body read ahead of the pipeline: what parsing it gave, or the failure reading it. */
-export type ReadBody = { value: unknown } | { error: unknown };
-
-const bodiesReadAhead = new WeakMap<IncomingMessage, ReadBody>();
-
-/**
- * Hands the pipeline a request whose body a fast path has already consumed (the stream has
- * ended): the middleware takes the outcome from here instead of reading the stream.
- */
-export function handOverReadBody(req: IncomingMessage, body: ReadBody): void {
-  bodiesReadAhead.set(req, body);
-}
-
-/**
- * What `parseJson` makes of a complete body (body-parser's json with `strict: false`, UTF-8):
- * a leading BOM dropped, an empty body read as `{}`, else JSON.parse; a syntax error is the
- * parser's `entity.parse.failed` (4001).
- */
-export function parseJsonBody(raw: Buffer): ReadBody {
-  let text = raw.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.length === 0) return { value: {} };
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { error: Object.assign(error as Error, { type: 'entity.parse.failed', status: 400, statusCode: 400, expose: true }) };
-  }
-}
-
 /** Assigns the request id and parses the body, holding back parse failures for later. */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const context = ensureRequestContext(req, res);
-    const readAhead = bodiesReadAhead.get(req);
-    if (readAhead) {
-      bodiesReadAhead.delete(req);
-      if ('error' in readAhead) context.bodyError = heldBodyError(readAhead.error);
-      else req.body = readAhead.value;
-      return next();
-    }
     parseJson(req, res, (error?: unknown) => {
       if (error) context.bodyError = heldBodyError(error);
       next();

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { hashKey } from '../auth/key-hashing';
-import { type AuthenticatedPartner, keyHolderSql } from '../auth/partner-keys.service';
+import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { SqlPool } from '../database/sql-pool';
 import { closedAfterDecision, type MarketStatus } from '../markets/market-state';
@@ -79,8 +78,6 @@ const submitDisputeSql = (partner: string) => `
 
 /** For a partner already authenticated: $2 is its source. */
 const SUBMIT_DISPUTE_SQL = submitDisputeSql('SELECT NULL::bigint AS key_id, NULL::bigint AS partner_id, $2::text AS source');
-/** For whoever holds an API key, checked in the same statement: $2 is the key's hash. */
-const SUBMIT_DISPUTE_BY_KEY_SQL = submitDisputeSql(keyHolderSql('$2'));
 
 interface SubmissionOutcome {
   key_id: string | null;
@@ -122,27 +119,6 @@ export class DisputesService {
       SUBMIT_DISPUTE_SQL,
       submissionValues(input, partner.source),
     );
-    return this.settle(outcome);
-  }
-
-  /**
-   * submitDispute for whoever holds `apiKey`, the key checked in the same statement: one round
-   * trip where authenticating first (the pipeline's ApiKeyGuard) takes two. 4011, having
-   * filed nothing, for a key that is not valid; otherwise `authenticated` hears the key's
-   * holder before the outcome (a dispute, or the check that failed) is known.
-   */
-  async submitDisputeByKey(
-    apiKey: string,
-    input: SubmitDisputeDto,
-    authenticated: (partner: AuthenticatedPartner) => void,
-  ): Promise<{ dispute_id: number }> {
-    const [outcome] = await this.sql.prepared<SubmissionOutcome>(
-      'submit_dispute_by_key_v1',
-      SUBMIT_DISPUTE_BY_KEY_SQL,
-      submissionValues(input, hashKey(apiKey)),
-    );
-    if (!outcome) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
-    authenticated({ keyId: outcome.key_id!, partnerId: outcome.partner_id!, source: outcome.partner_source });
     return this.settle(outcome);
   }
 

@@ -43,11 +43,6 @@ export class MarketsService {
     return this.cache.get(source, slug, () => this.readPublicMarkets(source, slug));
   }
 
-  /** get_public_market's answer if the cache may serve it now, without waiting for the database. */
-  cachedPublicMarkets({ source, slug }: PublicMarketQuery): JsonText | undefined {
-    return this.cache.peek(source, slug, () => this.readPublicMarkets(source, slug));
-  }
-
   private async readPublicMarkets(source: string, slug: string): Promise<JsonText> {
     const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
     return JsonText.of({ markets: rows.map((row) => row.item) });

@@ -52,18 +52,6 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly publicFastPath = new Counter({
-    name: 'oracle_public_fast_path_total',
-    help: 'Public reads answered ahead of Express and Nest (also counted in oracle_http_requests_total)',
-    registers: [this.registry],
-  });
-
-  readonly disputeFastPath = new Counter({
-    name: 'oracle_dispute_fast_path_total',
-    help: 'Dispute submissions answered ahead of Express and Nest (also counted in oracle_http_requests_total)',
-    registers: [this.registry],
-  });
-
   constructor(sql: SqlPool) {
     new Gauge({
       name: 'oracle_db_pool_connections',

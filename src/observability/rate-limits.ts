@@ -27,28 +27,11 @@ function kindOf(context: ExecutionContext): RateLimitKind | undefined {
   );
 }
 
+/** The public budget per client IP (as Express's `trust proxy` sees it), the others per credential (hashed). */
 function trackerOf(req: Request, kind: RateLimitKind): string {
-  if (kind === 'dispute') return disputeTracker(req.header('x-api-key')?.trim() ?? '');
+  if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
   if (kind === 'admin') return `admin:${hashKey(req.header('authorization') ?? '')}`;
-  return publicTracker(req.ip ?? '');
-}
-
-/** The public budget's tracker: the client's IP, as Express's `trust proxy` sees it. */
-export function publicTracker(ip: string): string {
-  return `ip:${ip}`;
-}
-
-/** The dispute budget's tracker: the partner's API key, hashed. */
-export function disputeTracker(apiKey: string): string {
-  return `key:${hashKey(apiKey)}`;
-}
-
-/**
- * A tracker's counter for one route: @nestjs/throttler's own key scheme (each route has its own
- * budget), stated here so that the public read's fast path counts into the same counter.
- */
-export function rateLimitKey(controller: string, handler: string, throttler: string, tracker: string): string {
-  return createHash('sha256').update(`${controller}-${handler}-${throttler}-${tracker}`).digest('hex');
+  return `ip:${req.ip ?? ''}`;
 }
 
 /** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
@@ -67,7 +50,8 @@ export function rateLimitOptions(config: ConfigService<Environment, true>): Thro
         limit: (context) => perMinute[kindOf(context)!],
         skipIf: (context) => kindOf(context) === undefined,
         getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
-        generateKey: (context, tracker, name) => rateLimitKey(context.getClass().name, context.getHandler().name, name, tracker),
+        generateKey: (context, tracker, name) =>
+          createHash('sha256').update(`${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`).digest('hex'),
       },
     ],
     storage: redisUrl
