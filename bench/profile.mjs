@@ -1,0 +1,215 @@
+// bench/profile.mjs: `npm run bench:profile`: what each layer of the request pipeline costs, in µs
+// of CPU per request, for a cached public read and a dispute submission.
+//
+// For each scenario: the built service (`node <start:prod's flags> dist/main.js`, production
+// settings, LOG_LEVEL=info) on a seeded database, a warm-up, then two measured loads of the
+// same length: one plain (the process's CPU time from /proc/<pid>/stat over the requests
+// answered: µs/request), one with V8's sampling profiler running (started and stopped over the
+// inspector protocol, so startup and warm-up are not in it). Each profile sample is charged to
+// the innermost frame that belongs to a package or to the service's own code (node's internals
+// called by a package are that package's cost); the layers' shares of the samples, times the
+// plain run's µs/request, are the table. Flags: --seconds N (default 8), --connections N
+// (default 20), --scenario read|dispute|all, --top N (the N functions with the most self time).
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyMigrations, distDir, provisionDatabase } from './db.mjs';
+import { seed } from './seed.mjs';
+import { freePort, productionNodeFlags, ROOT } from './servers.mjs';
+import pg from 'pg';
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const SECONDS = Number(flag('--seconds', '8'));
+const CONNECTIONS = Number(flag('--connections', '20'));
+const SCENARIOS = flag('--scenario', 'all');
+const TOP = Number(flag('--top', '0'));
+const log = (line) => process.stderr.write(`[profile] ${line}\n`);
+
+// Innermost match wins; the order only matters for paths two patterns could both match.
+const LAYERS = [
+  ['logging', /node_modules\/(pino|pino-http|nestjs-pino|sonic-boom|pino-std-serializers|@pinojs|fast-redact|quick-format-unescaped|atomic-sleep|safe-stable-stringify|thread-stream)\//],
+  ['security headers', /node_modules\/helmet\//],
+  ['rate limit', /node_modules\/@nestjs\/throttler\/|\/observability\/(memory|redis)-throttler-storage|\/observability\/rate-limit/],
+  ['validation', /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|\/common\/validation/],
+  ['body parsing', /node_modules\/(body-parser|raw-body|iconv-lite|type-is|content-type|bytes|media-typer)\//],
+  ['metrics', /node_modules\/(prom-client|tdigest|bintrees)\/|\/observability\/request-metrics/],
+  ['CORS', /node_modules\/(cors|vary|object-assign)\//],
+  ['Express', /node_modules\/(express|router|path-to-regexp|finalhandler|send|qs|accepts|negotiator|mime-types|mime-db|content-disposition|cookie|etag|fresh|parseurl|proxy-addr|forwarded|ipaddr\.js|range-parser|on-finished|ee-first|statuses|encodeurl|escape-html|depd|debug|ms|setprototypeof|http-errors|toidentifier|side-channel[^/]*|call-bind[^/]*|get-intrinsic|has-symbols|function-bind|hasown|es-errors|gopd|dunder-proto|es-define-property|es-object-atoms|math-intrinsics|object-inspect|once|wrappy)\//],
+  ['Nest', /node_modules\/(@nestjs\/(core|common|platform-express)|rxjs|tslib|reflect-metadata|iterare|uid|load-esm|fast-safe-stringify)\//],
+  ['database driver', /node_modules\/(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|postgres-[^/]+|pgpass|split2|typeorm)\//],
+  ['redis', /node_modules\/(ioredis|@ioredis|redis-[^/]+|cluster-key-slot|denque|standard-as-callback)\//],
+];
+
+function layerOf(url) {
+  if (!url) return null;
+  for (const [name, pattern] of LAYERS) if (pattern.test(url)) return name;
+  const own = /\/dist\/(.+)\.js$/.exec(url) ?? /\/\.dist-[^/]+\/(.+)\.js$/.exec(url);
+  if (own) return `service: ${own[1]}`;
+  if (url.includes('node_modules/')) return `other package: ${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)[1]}`;
+  return null;
+}
+
+/** µs of CPU per layer, from a .cpuprofile and the plain run's total µs/request. */
+function attribute(profile, usPerRequest) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const charged = new Map();
+  const functions = new Map();
+  let counted = 0;
+  const cache = new Map();
+  for (const id of profile.samples) {
+    let layer = cache.get(id);
+    if (layer === undefined) {
+      const leaf = nodes.get(id).callFrame;
+      if (leaf.functionName === '(idle)') layer = '(idle)';
+      else if (leaf.functionName === '(garbage collector)') layer = 'garbage collection';
+      else {
+        layer = null;
+        let sawNode = false;
+        for (let at = id; at !== undefined && layer === null; at = parent.get(at)) {
+          const url = nodes.get(at).callFrame.url;
+          layer = layerOf(url);
+          if (url.startsWith('node:')) sawNode = true;
+        }
+        layer ??= sawNode ? 'Node (HTTP parser, sockets, streams)' : 'V8 / native';
+      }
+      cache.set(id, layer);
+    }
+    if (layer === '(idle)') continue;
+    counted++;
+    charged.set(layer, (charged.get(layer) ?? 0) + 1);
+    const frame = nodes.get(id).callFrame;
+    const where = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`;
+    functions.set(where, (functions.get(where) ?? 0) + 1);
+  }
+  const us = (samples) => (samples / counted) * usPerRequest;
+  return {
+    layers: [...charged].map(([layer, samples]) => ({ layer, us: us(samples) })).sort((a, b) => b.us - a.us),
+    functions: [...functions].map(([where, samples]) => ({ where, us: us(samples) })).sort((a, b) => b.us - a.us),
+  };
+}
+
+function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
+}
+
+async function startService(databaseUrl, inspectPort) {
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl,
+    ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'), LOG_LEVEL: 'info',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000', RATE_LIMIT_DISPUTE_PER_MINUTE: '1000000000', RATE_LIMIT_ADMIN_PER_MINUTE: '1000000000',
+  };
+  const child = spawn(process.execPath, [...productionNodeFlags(), `--inspect=127.0.0.1:${inspectPort}`, `${distDir()}main.js`], {
+    cwd: ROOT, env, stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    const ready = await fetch(`${url}/health/ready`).then((r) => r.status === 200, () => false);
+    if (ready) return { child, url };
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not become ready');
+}
+
+/** A minimal inspector client: Profiler.start / Profiler.stop over the DevTools protocol. */
+async function inspector(port) {
+  const [target] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((open, fail) => { socket.onopen = open; socket.onerror = fail; });
+  let next = 1;
+  const pending = new Map();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  };
+  const call = (method, params = {}) => new Promise((done) => {
+    const id = next++;
+    pending.set(id, done);
+    socket.send(JSON.stringify({ id, method, params }));
+  });
+  return { call, close: () => socket.close() };
+}
+
+function load(url, requests, seconds) {
+  return new Promise((done, fail) => {
+    const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, requests }, (error, result) =>
+      error ? fail(error) : done(result));
+    instance.on('error', fail);
+  });
+}
+
+async function profileScenario(name, databaseUrl, requestsFor) {
+  const inspectPort = await freePort();
+  const { child, url } = await startService(databaseUrl, inspectPort);
+  try {
+    await load(url, requestsFor(), 3); // warm-up: JIT, caches, pool
+    const before = cpuTicks(child.pid);
+    const plain = await load(url, requestsFor(), SECONDS);
+    const usPerRequest = ((cpuTicks(child.pid) - before) * 10_000) / plain.requests.total;
+    const codes = plain['2xx'] === plain.requests.total ? '' : ` (non-2xx ${plain.non2xx})`;
+    log(`${name}: ${Math.round(plain.requests.average)} req/s, ${usPerRequest.toFixed(0)} µs CPU/request${codes}`);
+    const devtools = await inspector(inspectPort);
+    await devtools.call('Profiler.enable');
+    await devtools.call('Profiler.setSamplingInterval', { interval: 200 });
+    await devtools.call('Profiler.start');
+    await load(url, requestsFor(), SECONDS);
+    const { profile } = await devtools.call('Profiler.stop');
+    devtools.close();
+    return { name, reqPerSec: Math.round(plain.requests.average), usPerRequest, ...attribute(profile, usPerRequest) };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+  }
+}
+
+async function main() {
+  const database = await provisionDatabase({ log });
+  try {
+    await applyMigrations(database.url);
+    const { keys } = await seed(database.url, { markets: 30_000, log });
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const hot = (await client.query('SELECT source, slug FROM markets ORDER BY id LIMIT 200')).rows;
+    const resolved = (await client.query(`SELECT id, source FROM markets WHERE status = 'resolved' ORDER BY id`)).rows;
+    await client.end();
+    let nextHot = 0;
+    let nextMarket = 0;
+    const readRequests = () => [{ method: 'GET', setupRequest: (r) => {
+      const { source, slug } = hot[nextHot++ % hot.length];
+      return { ...r, path: `/oracle/markets/public?slug=${encodeURIComponent(slug)}&source=${encodeURIComponent(source)}` };
+    } }];
+    const disputeRequests = () => [{ method: 'POST', setupRequest: (r) => {
+      const market = resolved[nextMarket++ % resolved.length];
+      return { ...r, path: '/oracle/markets/dispute/submit', headers: { 'content-type': 'application/json', 'x-api-key': keys[market.source] },
+        body: JSON.stringify({ market_id: Number(market.id), submitter_id: `u-${nextMarket}`, submitter_name: 'Profile User',
+          submitter_selection: 'NO', reason_text: 'The official source was corrected after the close.', submitted_at: new Date().toISOString() }) };
+    } }];
+    const results = [];
+    if (SCENARIOS !== 'dispute') results.push(await profileScenario('cached public read', database.url, readRequests));
+    if (SCENARIOS !== 'read') results.push(await profileScenario('dispute submission', database.url, disputeRequests));
+    for (const result of results) {
+      process.stdout.write(`\n${result.name}: ${result.reqPerSec} req/s at c=${CONNECTIONS}, ${result.usPerRequest.toFixed(0)} µs CPU/request\n`);
+      process.stdout.write('| layer | µs/request |\n|---|---:|\n');
+      for (const { layer, us } of result.layers) if (us >= 1) process.stdout.write(`| ${layer} | ${us.toFixed(0)} |\n`);
+      if (TOP > 0) {
+        process.stdout.write(`\ntop ${TOP} functions by self time (µs/request):\n`);
+        for (const { where, us } of result.functions.slice(0, TOP)) process.stdout.write(`  ${us.toFixed(1).padStart(6)}  ${where}\n`);
+      }
+    }
+  } finally {
+    await database.cleanup();
+  }
+}
+
+main().catch((error) => {
+  log(`FAILED: ${error?.stack ?? error}`);
+  process.exit(1);
+});
