@@ -132,6 +132,8 @@ describe('review back office (/admin)', () => {
       const revoked = await master.delete(`/admin/reviewers/${id}`);
       expect(revoked.body).toEqual(ok({ id, revoked_at: ISO }));
       expect((await as(key).get('/admin/disputes')).body).toEqual(error(4012, 'invalid admin credentials'));
+      // Unknown ids have their own code (4044 is for routes only).
+      expect((await master.delete('/admin/reviewers/987654321')).body).toEqual(error(4043, 'reviewer not found'));
     });
 
     it('4000 for a bad reviewer body, naming every field', async () => {
@@ -200,7 +202,7 @@ describe('review back office (/admin)', () => {
       const other = (await master.post('/admin/partners', { source: 'other-co', name: 'Other' })).body.data;
       await master.post('/admin/partners', { source: 'mine-co', name: 'Mine' });
       const response = await master.delete(`/admin/partners/mine-co/keys/${other.key_id}`);
-      expect(response.body).toEqual(error(4044, 'not found', 'api key not found'));
+      expect(response.body).toEqual(error(4045, 'api key not found'));
     });
   });
 

@@ -93,7 +93,7 @@ export class PartnerKeysService {
   /** Revokes one of a partner's keys (idempotent); it stops working at once on every instance. */
   async revokeKey(manager: EntityManager, partnerId: string, keyId: string): Promise<ApiKey> {
     const key = await manager.findOne(ApiKey, { where: { id: keyId, partnerId }, lock: { mode: 'pessimistic_write' } });
-    if (!key) throw new ApiError(ErrorCatalogue.ROUTE_NOT_FOUND, 'api key not found');
+    if (!key) throw new ApiError(ErrorCatalogue.API_KEY_NOT_FOUND);
     if (!key.revokedAt) {
       key.revokedAt = new Date();
       await manager.update(ApiKey, keyId, { revokedAt: key.revokedAt });

@@ -62,7 +62,7 @@ export class ReviewersService {
   /** Revokes a reviewer's key (idempotent): it stops working at once on every instance. */
   async revokeReviewer(manager: EntityManager, id: string): Promise<Reviewer> {
     const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!reviewer) throw new ApiError(ErrorCatalogue.ROUTE_NOT_FOUND, 'reviewer not found');
+    if (!reviewer) throw new ApiError(ErrorCatalogue.REVIEWER_NOT_FOUND);
     if (!reviewer.revokedAt) {
       reviewer.revokedAt = new Date();
       await manager.update(Reviewer, id, { revokedAt: reviewer.revokedAt });

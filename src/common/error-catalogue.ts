@@ -15,7 +15,9 @@ export const ErrorCatalogue = {
   MARKET_NOT_FOUND: { code: 4040, msg: 'market not found' },
   DISPUTE_NOT_FOUND: { code: 4041, msg: 'dispute not found' },
   PARTNER_NOT_FOUND: { code: 4042, msg: 'partner not found' },
+  REVIEWER_NOT_FOUND: { code: 4043, msg: 'reviewer not found' },
   ROUTE_NOT_FOUND: { code: 4044, msg: 'not found' },
+  API_KEY_NOT_FOUND: { code: 4045, msg: 'api key not found' },
   MARKET_NOT_RESOLVED: { code: 4090, msg: 'market is not resolved' },
   MARKET_ALREADY_DISPUTED: { code: 4091, msg: 'market already has a dispute' },
   DISPUTE_ALREADY_DECIDED: { code: 4092, msg: 'dispute already decided' },
@@ -25,6 +27,7 @@ export const ErrorCatalogue = {
   TOO_MANY_REQUESTS: { code: 4290, msg: 'too many requests' },
   INTERNAL: { code: 5000, msg: 'internal error' },
   SERVICE_UNAVAILABLE: { code: 5030, msg: 'service unavailable' },
+  SERVER_BUSY: { code: 5031, msg: 'server busy' },
 } as const;
 
 export type ErrorName = keyof typeof ErrorCatalogue;

@@ -19,6 +19,9 @@ describe('toApiError', () => {
     expect(codeOf({ type: 'entity.parse.failed', status: 400 })).toBe(4001);
     expect(codeOf({ type: 'entity.too.large', status: 413 })).toBe(4130);
     expect(codeOf({ type: 'encoding.unsupported', status: 415 })).toBe(4000);
+    // A body that does not decompress, or is shorter than its Content-Length: no JSON to read.
+    expect(toApiError({ type: 'request.size.invalid', status: 400 }).apiError).toMatchObject({ code: 4001, detail: 'the body could not be decoded' });
+    expect(codeOf(Object.assign(new Error('incorrect header check'), { errno: -3, code: 'Z_DATA_ERROR', status: 400 }))).toBe(4001);
   });
 
   it('maps framework HTTP exceptions', () => {

@@ -2,58 +2,46 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 
-interface BodyParserError {
-  type?: unknown;
-  status?: unknown;
-}
-
-function bodyParserErrorType(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const type = (error as BodyParserError).type;
-  return typeof type === 'string' ? type : undefined;
+/** The body parser's errors: `type` says what went wrong, `status` whose fault it is. */
+function bodyParserFailure(error: unknown): { type?: string; status?: number } | undefined {
+  if (typeof error !== 'object' || error === null || !('type' in error || 'status' in error)) return undefined;
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  return { type: typeof type === 'string' ? type : undefined, status: typeof status === 'number' ? status : undefined };
 }
 
 /**
- * Maps anything thrown while serving a request to a catalogued ApiError.
- * Returns `unexpected: true` for failures that must be logged as bugs (5000).
+ * The one place that classifies a failure: anything thrown while serving a request (body
+ * parser, validation, the framework, the database, a bug) becomes a catalogued ApiError.
+ * `unexpected: true` marks the failures that must be logged as bugs (5000).
  */
 export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
+  const expected = (entry: (typeof ErrorCatalogue)[keyof typeof ErrorCatalogue], detail?: string) => ({
+    apiError: new ApiError(entry, detail),
+    unexpected: false,
+  });
 
-  const parserType = bodyParserErrorType(error);
-  if (parserType === 'entity.parse.failed') {
-    return { apiError: new ApiError(ErrorCatalogue.MALFORMED_JSON), unexpected: false };
+  const parser = error instanceof HttpException ? undefined : bodyParserFailure(error);
+  if (parser?.type === 'entity.parse.failed') return expected(ErrorCatalogue.MALFORMED_JSON);
+  if (parser?.type === 'entity.too.large') return expected(ErrorCatalogue.PAYLOAD_TOO_LARGE);
+  if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
+    return expected(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset');
   }
-  if (parserType === 'entity.too.large') {
-    return { apiError: new ApiError(ErrorCatalogue.PAYLOAD_TOO_LARGE), unexpected: false };
-  }
-  if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
-    return {
-      apiError: new ApiError(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset'),
-      unexpected: false,
-    };
+  // Anything else the parser blames on the request (a gzip, deflate or br body that does not
+  // decompress, a body shorter than its Content-Length) leaves no JSON to read.
+  if (parser?.status !== undefined && parser.status >= 400 && parser.status < 500) {
+    return expected(ErrorCatalogue.MALFORMED_JSON, 'the body could not be decoded');
   }
 
   if (error instanceof HttpException) {
-    switch (error.getStatus()) {
-      case HttpStatus.NOT_FOUND:
-      case HttpStatus.METHOD_NOT_ALLOWED:
-        return { apiError: new ApiError(ErrorCatalogue.ROUTE_NOT_FOUND), unexpected: false };
-      case HttpStatus.PAYLOAD_TOO_LARGE:
-        return { apiError: new ApiError(ErrorCatalogue.PAYLOAD_TOO_LARGE), unexpected: false };
-      case HttpStatus.TOO_MANY_REQUESTS:
-        return { apiError: new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS), unexpected: false };
-      case HttpStatus.SERVICE_UNAVAILABLE:
-        return { apiError: new ApiError(ErrorCatalogue.SERVICE_UNAVAILABLE), unexpected: false };
-      default:
-        if (error.getStatus() < 500) {
-          return { apiError: new ApiError(ErrorCatalogue.INVALID_REQUEST), unexpected: false };
-        }
-    }
+    const status = error.getStatus();
+    if (status === HttpStatus.NOT_FOUND || status === HttpStatus.METHOD_NOT_ALLOWED) return expected(ErrorCatalogue.ROUTE_NOT_FOUND);
+    if (status === HttpStatus.PAYLOAD_TOO_LARGE) return expected(ErrorCatalogue.PAYLOAD_TOO_LARGE);
+    if (status === HttpStatus.TOO_MANY_REQUESTS) return expected(ErrorCatalogue.TOO_MANY_REQUESTS);
+    if (status === HttpStatus.SERVICE_UNAVAILABLE) return expected(ErrorCatalogue.SERVICE_UNAVAILABLE);
+    if (status < 500) return expected(ErrorCatalogue.INVALID_REQUEST);
   }
 
-  if (isDatabaseUnavailable(error)) {
-    return { apiError: new ApiError(ErrorCatalogue.SERVICE_UNAVAILABLE), unexpected: false };
-  }
+  if (isDatabaseUnavailable(error)) return expected(ErrorCatalogue.SERVICE_UNAVAILABLE);
   return { apiError: new ApiError(ErrorCatalogue.INTERNAL), unexpected: true };
 }

@@ -55,7 +55,7 @@ export class ReviewController {
 
   @Delete('reviewers/:id')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'ROUTE_NOT_FOUND'])
+  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string) {
     return this.backOffice.revokeReviewer(actor, id);
   }
@@ -85,7 +85,7 @@ export class ReviewController {
 
   @Delete('partners/:source/keys/:key_id')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...READ, 'PARTNER_NOT_FOUND', 'ROUTE_NOT_FOUND'])
+  @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('key_id', ParseIdPipe) keyId: string) {
     return this.backOffice.revokeKey(actor, source, keyId);
   }
