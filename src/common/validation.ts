@@ -1,7 +1,7 @@
-import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { getMetadataStorage, IsDefined, IsString, Length, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsDefined, IsString, Length, ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { parseRfc3339 } from './rfc3339';
 
@@ -87,110 +87,5 @@ export class ParseIdPipe implements PipeTransform<string, string> {
       throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${metadata.data ?? 'id'} must be a positive integer`);
     }
     return raw;
-  }
-}
-
-function describeErrors(errors: ValidationError[], parent = ''): string[] {
-  return errors.flatMap((error) => {
-    const path = parent ? `${parent}.${error.property}` : error.property;
-    const constraints = error.constraints ?? {};
-    // One message per field, the most telling: a missing field is only "required".
-    const own = constraints.isDefined
-      ? [`${path} is required`]
-      : constraints.whitelistValidation
-        ? [`${path} is not a known field`]
-        : Object.values(constraints).slice(0, 1).map((message) => message.replace(error.property, path));
-    return [...own, ...describeErrors(error.children ?? [], path)];
-  });
-}
-
-/** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
-export const MAX_FIELD_DEPTH = 16;
-
-/** Whether arrays/objects nest more than `limit` levels deep in `value` (iteratively: no recursion). */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
-    if (typeof item !== 'object' || item === null) continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
-  }
-  return false;
-}
-
-const rulesOf = (type: Function) => getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
-
-/** A body or query object validated against a DTO class. */
-function isDto(value: unknown, { type, metatype }: ArgumentMetadata): value is object {
-  return (type === 'body' || type === 'query') && !!metatype && metatype !== Object && typeof value === 'object' && value !== null;
-}
-
-/** `<key> is not a known field` for each top-level member the DTO does not declare. */
-function unknownMembers(value: object, metatype: Function): string[] {
-  const known = new Set(rulesOf(metatype).map((rule) => rule.propertyName));
-  return Object.keys(value).filter((key) => !known.has(key)).map((key) => `${key} is not a known field`);
-}
-
-/** Members of the sent value (in it, or in nested DTOs and arrays of them) the validated entity lacks. */
-function droppedMembers(sent: unknown, entity: unknown, path: string): string[] {
-  if (typeof sent !== 'object' || sent === null || typeof entity !== 'object' || entity === null) return [];
-  if (Array.isArray(sent) !== Array.isArray(entity)) return [];
-  if (!Array.isArray(entity) && rulesOf(entity.constructor).length === 0) return []; // a Date, or a free-form value
-  return Object.keys(sent).flatMap((key) => {
-    const at = path ? `${path}.${key}` : key;
-    if (!Object.prototype.hasOwnProperty.call(entity, key)) return [`${at} is not a known field`];
-    return droppedMembers((sent as Record<string, unknown>)[key], (entity as Record<string, unknown>)[key], at);
-  });
-}
-
-/**
- * The global ValidationPipe: DTO bodies must be JSON objects (else 4001); every offending
- * field is named in one 4000; unknown fields are rejected.
- */
-@Injectable()
-export class EnvelopeValidationPipe extends ValidationPipe {
-  constructor() {
-    super({
-      transform: true,
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
-      stopAtFirstError: false,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new ApiError(ErrorCatalogue.INVALID_REQUEST, describeErrors(errors).join('; ')),
-    });
-  }
-
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
-      if (value === undefined) value = {};
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body must be a JSON object');
-      }
-      // class-transformer walks the body recursively: thousands of levels overflow the stack.
-      const tooDeep = Object.keys(value).filter((key) => nestedDeeperThan((value as Record<string, unknown>)[key], MAX_FIELD_DEPTH));
-      if (tooDeep.length > 0) {
-        throw new ApiError(ErrorCatalogue.INVALID_REQUEST, tooDeep.map((key) => `${key} is nested too deeply`).join('; '));
-      }
-    }
-    if (!isDto(value, metadata)) return super.transform(value, metadata);
-    // class-transformer silently drops members named like Object.prototype's (`__proto__`,
-    // `constructor`, `toString`, `valueOf`, ...) and Nest strips `__proto__`, so whitelisting
-    // never sees them: they are named here, from a copy taken before either runs.
-    const sent = structuredClone(value);
-    let entity: unknown;
-    try {
-      entity = await super.transform(value, metadata);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== ErrorCatalogue.INVALID_REQUEST.code) throw error;
-      const reported = error.detail.split('; ');
-      const unknown = unknownMembers(sent, metadata.metatype!).filter((problem) => !reported.includes(problem));
-      if (unknown.length === 0) throw error;
-      throw new ApiError(ErrorCatalogue.INVALID_REQUEST, [...reported, ...unknown].join('; '));
-    }
-    const dropped = droppedMembers(sent, entity, '');
-    if (dropped.length > 0) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, dropped.join('; '));
-    return entity;
   }
 }

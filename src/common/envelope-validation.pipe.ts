@@ -1,0 +1,150 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
+
+/** How many offending fields a 4000 names; the others are counted. */
+const LISTED_PROBLEMS = 10;
+
+/** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
+export const MAX_FIELD_DEPTH = 16;
+
+/** The problems found in an input: the first LISTED_PROBLEMS worded, the rest only counted. */
+class Problems {
+  private readonly listed: string[] = [];
+  private unlisted = 0;
+
+  add(problem: string): void {
+    if (this.listed.length < LISTED_PROBLEMS) this.listed.push(problem);
+    else this.unlisted++;
+  }
+
+  get found(): boolean {
+    return this.listed.length > 0;
+  }
+
+  error(): ApiError {
+    const more = this.unlisted > 0 ? `; and ${this.unlisted} more` : '';
+    return new ApiError(ErrorCatalogue.INVALID_REQUEST, `${this.listed.join('; ')}${more}`);
+  }
+}
+
+/** One problem per offending field, the most telling: a missing field is only "required". */
+function describe(errors: ValidationError[], problems: Problems, parent = ''): void {
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    if (constraints.isDefined) problems.add(`${path} is required`);
+    else if (constraints.whitelistValidation) problems.add(`${path} is not a known field`);
+    else {
+      const [message] = Object.values(constraints);
+      if (message !== undefined) problems.add(message.replace(error.property, path));
+    }
+    describe(error.children ?? [], problems, path);
+  }
+}
+
+interface DtoFields {
+  /** Every field the class declares (its validation rules name them). */
+  all: Set<string>;
+  /** Those holding nested DTOs (@ValidateNested). */
+  nested: Set<string>;
+}
+
+const dtoFields = new WeakMap<Function, DtoFields>();
+
+function fieldsOf(type: Function): DtoFields {
+  let fields = dtoFields.get(type);
+  if (!fields) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
+    fields = {
+      all: new Set(rules.map((rule) => rule.propertyName)),
+      nested: new Set(rules.filter((rule) => rule.type === 'nestedValidation').map((rule) => rule.propertyName)),
+    };
+    dtoFields.set(type, fields);
+  }
+  return fields;
+}
+
+/**
+ * Inspects one field's value, iteratively (class-transformer walks it recursively: thousands of
+ * levels overflowed the stack): false when it nests deeper than MAX_FIELD_DEPTH. In a field of
+ * nested DTOs (`proofs`), a member named like one of Object.prototype's (`__proto__`,
+ * `constructor`, `toString`, ...) is an unknown field: class-transformer drops it without a word,
+ * so that whitelisting never sees it. (Elsewhere, e.g. in `submitted_at`, any value goes.)
+ */
+function withinDepth(name: string, value: unknown, nested: boolean, problems: Problems): boolean {
+  const pending: [unknown, number, string][] = [[value, 0, name]];
+  while (pending.length > 0) {
+    const [item, depth, path] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > MAX_FIELD_DEPTH) {
+      problems.add(`${name} is nested too deeply`);
+      return false;
+    }
+    const list = Array.isArray(item);
+    for (const key of Object.keys(item)) {
+      if (nested && !list && key in Object.prototype) problems.add(`${path}.${key} is not a known field`);
+      else pending.push([(item as Record<string, unknown>)[key], depth + 1, `${path}.${key}`]);
+    }
+  }
+  return true;
+}
+
+/** What class-validator found, carried from the exception factory to the pipe that words it. */
+class RuleViolations {
+  constructor(readonly errors: ValidationError[]) {}
+}
+
+/**
+ * The global validation pipe, linear in the size of what is sent: DTO bodies must be JSON
+ * objects (else 4001); one 4000 names the offending fields (the first ten, and how many more);
+ * unknown fields are refused. A body of thousands of unknown fields is refused from a set
+ * lookup per member, before class-transformer and class-validator see it.
+ */
+@Injectable()
+export class EnvelopeValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: false,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new RuleViolations(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { type, metatype } = metadata;
+    const dto = (type === 'body' || type === 'query') && metatype !== undefined && metatype !== Object;
+    if (!dto) return super.transform(value, metadata);
+    if (type === 'body') {
+      if (value === undefined) value = {};
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body must be a JSON object');
+      }
+    }
+    // Each member once: an unknown one is a set lookup; only declared ones go on to
+    // class-transformer and class-validator, so their work is bounded by the DTO, not the input.
+    const problems = new Problems();
+    const fields = fieldsOf(metatype);
+    const declared: Record<string, unknown> = {};
+    let deep = false;
+    for (const [name, field] of Object.entries(value as object)) {
+      if (!fields.all.has(name)) problems.add(`${name} is not a known field`);
+      else if (withinDepth(name, field, fields.nested.has(name), problems)) declared[name] = field;
+      else deep = true;
+    }
+    if (deep) throw problems.error();
+    try {
+      const entity = await super.transform(declared, metadata);
+      if (problems.found) throw problems.error();
+      return entity;
+    } catch (error) {
+      if (!(error instanceof RuleViolations)) throw error;
+      describe(error.errors, problems);
+      throw problems.error();
+    }
+  }
+}
