@@ -8,8 +8,13 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { ConnectionLimitMiddleware } from './common/http/connections';
+import { LoadSheddingMiddleware } from './common/http/load-shedding.middleware';
+import { ProtocolErrors } from './common/http/protocol-errors';
+import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { RequestContextMiddleware } from './common/request-context.middleware';
-import { EnvelopeValidationPipe } from './common/validation';
+import { SecurityHeadersMiddleware } from './common/security-headers';
+import { EnvelopeValidationPipe } from './common/envelope-validation.pipe';
 import { validateEnvironment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
@@ -17,6 +22,7 @@ import { DisputesModule } from './disputes/disputes.module';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
 import { loggingOptions } from './observability/logging';
+import { MetricsService } from './observability/metrics.service';
 import { ObservabilityModule } from './observability/observability.module';
 import { rateLimitOptions } from './observability/rate-limits';
 import { RequestMetricsMiddleware } from './observability/request-metrics.middleware';
@@ -26,7 +32,7 @@ import { ReviewModule } from './review/review.module';
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
     LoggerModule.forRootAsync({ inject: [ConfigService], useFactory: loggingOptions }),
-    ThrottlerModule.forRootAsync({ inject: [ConfigService], useFactory: rateLimitOptions }),
+    ThrottlerModule.forRootAsync({ inject: [ConfigService, MetricsService], useFactory: rateLimitOptions }),
     DatabaseModule,
     ObservabilityModule,
     HealthModule,
@@ -44,10 +50,27 @@ import { ReviewModule } from './review/review.module';
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: AdminGuard },
+    ProtocolErrors,
   ],
 })
 export class AppModule implements NestModule {
+  /**
+   * Every request, in this order (after the request log, which LoggerModule registers): its id,
+   * its metrics, the security headers, the per-connection limit, the body, the per-process
+   * limit. Then Nest's guards (rate limit, partner key, admin credentials), the validation pipe,
+   * the handler, the envelope interceptor and the exception filter. '/' is Express's cheap
+   * match for every path.
+   */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware, RequestMetricsMiddleware).forRoutes('{*path}');
+    consumer
+      .apply(
+        RequestContextMiddleware,
+        RequestMetricsMiddleware,
+        SecurityHeadersMiddleware,
+        ConnectionLimitMiddleware,
+        JsonBodyMiddleware,
+        LoadSheddingMiddleware,
+      )
+      .forRoutes('/');
   }
 }

@@ -1,23 +1,24 @@
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import type { Environment } from './config/environment';
-import { apiSecurityHeaders } from './common/security-headers';
+import { type Environment, validateEnvironment } from './config/environment';
+import { ExpressAdapterWithDeadlines } from './common/http/http-server';
+import { parseQuery } from './common/http/query-parser';
 import { setUpApiDocs } from './docs/api-docs';
 
 /**
- * Builds the application exactly as production runs it; tests use it too. The filter,
- * interceptor, pipe, guards and middleware are registered inside AppModule; what lives here
- * is Express-level: logger, security headers, CORS, proxy trust, the API docs.
+ * Builds the application exactly as production runs it; tests use it too. The request
+ * pipeline (middleware, guards, pipe, interceptor, filter) is registered inside AppModule; what
+ * lives here is the HTTP server and Express's settings: deadlines, query parser, proxy trust,
+ * CORS, and the API docs.
  */
 export async function createApp(): Promise<NestExpressApplication> {
-  // The body is parsed by RequestContextMiddleware (64 KiB limit, errors in the envelope).
-  // A failure to start is rethrown to the caller (main.ts prints it as one line), neither
-  // logged with its stack by Nest nor answered by process.abort().
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  // The body is read by JsonBodyMiddleware (64 KiB limit, errors in the envelope). A failure to
+  // start is rethrown to the caller (main.ts prints it as one line), neither logged with its
+  // stack by Nest nor answered by process.abort().
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressAdapterWithDeadlines(validateEnvironment(process.env)), {
     bodyParser: false,
     bufferLogs: true,
     autoFlushLogs: false,
@@ -28,24 +29,12 @@ export async function createApp(): Promise<NestExpressApplication> {
   const config = app.get(ConfigService<Environment, true>);
 
   app.disable('x-powered-by');
-  // No conditional requests: Express answers a matching If-None-Match (`*` matches anything)
-  // or If-Modified-Since with a bodiless 304, and every answer here is an envelope with HTTP
-  // 200 (spec §1). Without ETags, no body is hashed either.
+  // Every answer is a whole envelope with HTTP 200: no ETag, so no body is hashed either.
   app.disable('etag');
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    delete req.headers['if-none-match'];
-    delete req.headers['if-modified-since'];
-    next();
-  });
+  app.set('query parser', parseQuery);
   app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
   const corsOrigins = config.get('CORS_ORIGINS', { infer: true });
   if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
-
-  // Strict security headers on the API; the docs UI needs its own scripts and styles.
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.path.startsWith('/docs') ? next() : apiSecurityHeaders(req, res, next),
-  );
-
   setUpApiDocs(app);
   return app;
 }

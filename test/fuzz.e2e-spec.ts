@@ -190,6 +190,7 @@ describe('fuzzing the partner and admin routes', () => {
       RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
       RATE_LIMIT_DISPUTE_PER_MINUTE: '100000000',
       RATE_LIMIT_ADMIN_PER_MINUTE: '100000000',
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000000',
     });
     const server = t.app.getHttpServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -999,14 +1000,14 @@ describe('fuzzing the partner and admin routes', () => {
         case 'getDispute':
           return state.tables.disputes.has(id!) ? 0 : 4041;
         case 'revokeReviewer':
-          return state.tables.reviewers.has(id!) ? 0 : 4044;
+          return state.tables.reviewers.has(id!) ? 0 : 4043;
         case 'issueKey':
           return partner(call.params.source) ? 0 : 4042;
         case 'revokeKey': {
           const owner = partner(call.params.source);
           if (!owner) return 4042;
           const key = state.tables.api_keys.get(id!);
-          return key && String(key.partner_id) === String(owner.id) ? 0 : 4044;
+          return key && String(key.partner_id) === String(owner.id) ? 0 : 4045;
         }
         case 'listDisputes':
         case 'listAudit':
@@ -1299,7 +1300,7 @@ describe('fuzzing the partner and admin routes', () => {
       await rejected(
         await submitText(`{"toString":1,"market_id":"x"}`),
         4000,
-        'market_id must be a positive integer no greater than 9007199254740991; submitter_id is required; submitter_name is required; submitter_selection is required; reason_text is required; toString is not a known field',
+        'toString is not a known field; market_id must be a positive integer no greater than 9007199254740991; submitter_id is required; submitter_name is required; submitter_selection is required; reason_text is required',
         ['toString'],
       );
       const monitoring = await freshMarket('monitoring');

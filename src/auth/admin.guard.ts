@@ -3,17 +3,22 @@ import { Reflector } from '@nestjs/core';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
 import { ADMIN_AUTH } from './admin-auth.decorator';
+import { FailedAuthLimiter } from './failed-auth-limiter';
 import type { AdminRole } from './reviewer.entity';
 import { ReviewersService } from './reviewers.service';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Authenticates admin routes by `Authorization: Bearer` (4012) and checks the role (4031). */
+/**
+ * Authenticates admin routes by `Authorization: Bearer` (4012; 4290 for an address that failed
+ * too often) and checks the role (4031).
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly reviewers: ReviewersService,
+    private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -23,10 +28,16 @@ export class AdminGuard implements CanActivate {
     ]);
     if (!required) return true;
 
-    const request = context.switchToHttp().getRequest<ServiceRequest>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<ServiceRequest>();
     const key = BEARER.exec(request.header('authorization') ?? '')?.[1];
-    const actor = key ? await this.reviewers.authenticate(key) : null;
-    if (!actor) throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
+    if (!key) throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
+    this.failedAuth.assertAllowed(request, http.getResponse());
+    const actor = await this.reviewers.authenticate(key);
+    if (!actor) {
+      await this.failedAuth.recordFailure(request);
+      throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
+    }
     if (required === 'admin' && actor.role !== 'admin') throw new ApiError(ErrorCatalogue.FORBIDDEN);
     request.context.actor = actor;
     return true;

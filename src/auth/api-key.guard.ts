@@ -2,26 +2,36 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
+import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PARTNER_AUTH } from './partner-auth.decorator';
 import { PartnerKeysService } from './partner-keys.service';
 
-/** Authenticates partner routes by `x-api-key` (4010 missing, 4011 unknown or revoked). */
+/**
+ * Authenticates partner routes by `x-api-key` (4010 missing, 4011 unknown or revoked; 4290 for
+ * an address that failed too often).
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly partnerKeys: PartnerKeysService,
+    private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const required = this.reflector.getAllAndOverride<boolean>(PARTNER_AUTH, [context.getHandler(), context.getClass()]);
     if (!required) return true;
 
-    const request = context.switchToHttp().getRequest<ServiceRequest>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<ServiceRequest>();
     const apiKey = request.header('x-api-key')?.trim();
     if (!apiKey) throw new ApiError(ErrorCatalogue.API_KEY_REQUIRED);
+    this.failedAuth.assertAllowed(request, http.getResponse());
     const partner = await this.partnerKeys.authenticate(apiKey);
-    if (!partner) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
+    if (!partner) {
+      await this.failedAuth.recordFailure(request);
+      throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
+    }
     request.context.partner = partner;
     return true;
   }

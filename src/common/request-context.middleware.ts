@@ -1,23 +1,16 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import type { RequestContext, ServiceRequest } from './request-context';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
-
 // A caller's id is echoed only when it is short and plain, so it cannot forge log lines.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-// Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
-// mislabelled body is better reported as malformed JSON than silently ignored.
-export const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true });
-
 /**
  * The request's context, created on first use: the request id (the caller's if sane, else a
- * new UUID) is set on the response at once. The HTTP logger and this middleware both call it,
- * whichever runs first.
+ * new UUID) is set on the response at once. The HTTP logger and the middleware both call it,
+ * whichever runs first, as does the exception filter for a request no middleware saw.
  */
 export function ensureRequestContext(req: Request, res: Response): RequestContext {
   const existing = (req as Partial<ServiceRequest>).context;
@@ -33,31 +26,32 @@ export function requestIdOf(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-// The body-parser failures toApiError maps by their `type`.
-const MAPPED_BODY_ERRORS = new Set(['entity.parse.failed', 'entity.too.large', 'encoding.unsupported', 'charset.unsupported']);
-
-/**
- * Any other failure the parser blames on the request (status 4xx: a gzip, deflate or br body
- * that does not decompress, a body shorter than its Content-Length) leaves no JSON to read:
- * 4001, not an unexpected error (5000).
- */
-function heldBodyError(error: unknown): unknown {
-  const { type, status } = (typeof error === 'object' && error !== null ? error : {}) as { type?: unknown; status?: unknown };
-  if (typeof type === 'string' && MAPPED_BODY_ERRORS.has(type)) return error;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body could not be decoded');
+/** Whether the path part of `url` is valid percent-encoding (routes decode their parameters). */
+function decodablePath(url: string): boolean {
+  const end = url.indexOf('?');
+  const path = end === -1 ? url : url.slice(0, end);
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
   }
-  return error;
 }
 
-/** Assigns the request id and parses the body, holding back parse failures for later. */
+/**
+ * The first step of every request: its id; a path that is not valid percent-encoding is 4000
+ * whatever route it names; and no conditional request: Express answers a matching
+ * If-None-Match (`*` matches anything) or If-Modified-Since with a bodiless 304, and every
+ * answer here is a whole envelope with HTTP 200 (spec §1).
+ */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
-    const context = ensureRequestContext(req, res);
-    parseJson(req, res, (error?: unknown) => {
-      if (error) context.bodyError = heldBodyError(error);
-      next();
-    });
+    ensureRequestContext(req, res);
+    if (!decodablePath(req.url)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST);
+    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
+    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
+    next();
   }
 }

@@ -91,6 +91,54 @@ export class Environment {
   @Min(1)
   RATE_LIMIT_ADMIN_PER_MINUTE = 600;
 
+  /** Failed authentications (4011, 4012) per client IP and minute; past it, 4290 before any lookup. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE = 30;
+
+  /** How long a rate-limit command may take in Redis before the instance counts in memory instead. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10000)
+  REDIS_COMMAND_TIMEOUT_MS = 200;
+
+  /** Requests in progress on one connection (pipelined); beyond it, 4290. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MAX_REQUESTS_PER_CONNECTION = 16;
+
+  /** Requests in progress in this process once their bodies are read; beyond it, 5031 "server busy". */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  MAX_REQUESTS_IN_FLIGHT = 256;
+
+  /** How long a client may take to send its request headers. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(300000)
+  HTTP_HEADERS_TIMEOUT_MS = 10000;
+
+  /** How long a client may take to send its whole request, body included. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(300000)
+  HTTP_REQUEST_TIMEOUT_MS = 15000;
+
+  /** How long an idle keep-alive connection is kept open (behind a load balancer: longer than its idle timeout). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(300000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
+
   /** Express "trust proxy": false, true, a hop count, or a comma-separated list of addresses/subnets. */
   @Matches(/^(false|true|\d{1,2}|[0-9a-fA-F.:/,\s]+|loopback|linklocal|uniquelocal)$/, {
     message: 'must be false, true, a hop count, or a comma-separated list of addresses or subnets',

@@ -19,42 +19,46 @@ export function logDestination(fd = 1): pino.DestinationStream {
   return pino.destination({ dest: fd, sync: true });
 }
 
+/** What a request's line says besides the request and the answer: id, route, envelope code, caller. */
+function outcome(req: IncomingMessage, res: ServerResponse, value: object): object {
+  const context = ensureRequestContext(req as Request, res as Response);
+  return {
+    reqId: context.requestId,
+    route: routeOf(req as Request),
+    code: Number(codeOf(res as Response)),
+    partner: context.partner?.source,
+    actor: context.actor?.name,
+    ...value,
+  };
+}
+
 /**
- * One JSON line per request (pino-http through nestjs-pino): request id, route, envelope
- * code, duration, and who called (partner source or admin actor). Credentials are redacted.
+ * One JSON line per request (pino-http through nestjs-pino), written when it is answered:
+ * request id, route, envelope code, duration, and who called (partner source or admin actor).
+ * Request headers are never serialized; credentials are redacted should they ever be.
  */
 export function loggingOptions(config: ConfigService<Environment, true>): Params {
   return {
+    // Express's cheap match for every path (the default pattern is a regular expression run per
+    // request; a route object { path: '/' } would be that exact path only).
+    forRoutes: ['/'],
     pinoHttp: [
       {
         level: config.get('LOG_LEVEL', { infer: true }),
-        genReqId: (req: IncomingMessage, res: ServerResponse) =>
-          ensureRequestContext(req as Request, res as Response).requestId,
+        genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestContext(req as Request, res as Response).requestId,
         redact: {
           paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
           censor: '[redacted]',
         },
-        quietReqLogger: true,
+        // Only what the line needs, read straight from the request (pino's standard serializer
+        // would copy the headers and parse the query string of every request first).
+        wrapSerializers: false,
         serializers: {
-          req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
-            id: req.id,
-            method: req.method,
-            url: req.url,
-            remoteAddress: req.remoteAddress,
-          }),
-          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+          req: (req: Request) => ({ id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress }),
+          res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
         },
-        customProps: (req: IncomingMessage, res: ServerResponse) => {
-          // Called when the request starts and when it ends; only the end knows route and code.
-          if (!res.writableFinished) return {};
-          const context = ensureRequestContext(req as Request, res as Response);
-          return {
-            route: routeOf(req as Request),
-            code: Number(codeOf(res as Response)),
-            partner: context.partner?.source,
-            actor: context.actor?.name,
-          };
-        },
+        customSuccessObject: outcome,
+        customErrorObject: (req: IncomingMessage, res: ServerResponse, _error: Error, value: object) => outcome(req, res, value),
         customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
           error || Number(codeOf(res as Response)) >= 5000 ? 'error' : 'info',
         customSuccessMessage: (req: IncomingMessage) => `${req.method} ${req.url} completed`,

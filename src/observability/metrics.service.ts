@@ -10,20 +10,23 @@ import { SqlPool } from '../database/sql-pool';
 export class MetricsService {
   readonly registry = new Registry();
 
-  readonly requests = new Counter({
+  private readonly requests = new Counter({
     name: 'oracle_http_requests_total',
     help: 'HTTP requests by method, route and envelope code (HTTP status for ops endpoints)',
     labelNames: ['method', 'route', 'code'] as const,
     registers: [this.registry],
   });
 
-  readonly latency = new Histogram({
+  private readonly latency = new Histogram({
     name: 'oracle_http_request_duration_seconds',
     help: 'HTTP request latency by method, route and envelope code',
     labelNames: ['method', 'route', 'code'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+
+  /** The (counter, histogram) children of each label set seen: no label hashing per request. */
+  private readonly requestSeries = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
 
   readonly disputesFiled = new Counter({
     name: 'oracle_disputes_filed_total',
@@ -52,6 +55,44 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly changeFeedSilences = new Counter({
+    name: 'oracle_change_feed_silences_total',
+    help: 'Times the change feed missed its heartbeat: the cache was bypassed until it heard again',
+    registers: [this.registry],
+  });
+
+  readonly inFlight = new Gauge({
+    name: 'oracle_http_requests_in_flight',
+    help: 'Requests being worked on in this process (bodies read, answers not sent)',
+    registers: [this.registry],
+  });
+
+  readonly shed = new Counter({
+    name: 'oracle_http_requests_shed_total',
+    help: 'Requests refused before any work: too many in progress on their connection (4290) or in this process (5031)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly protocolErrors = new Counter({
+    name: 'oracle_http_protocol_errors_total',
+    help: 'Requests rejected by the HTTP parser (malformed, headers too large, too slow), by envelope code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rateLimitStoreErrors = new Counter({
+    name: 'oracle_rate_limit_store_errors_total',
+    help: 'Rate-limit counts that Redis failed or was too slow to make; counted in this instance\'s memory instead',
+    registers: [this.registry],
+  });
+
+  readonly authFailuresRefused = new Counter({
+    name: 'oracle_auth_failures_refused_total',
+    help: 'Requests refused (4290) because their client IP failed authentication too often',
+    registers: [this.registry],
+  });
+
   constructor(sql: SqlPool) {
     new Gauge({
       name: 'oracle_db_pool_connections',
@@ -66,5 +107,18 @@ export class MetricsService {
       },
     });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One answered request: counted, and its duration observed, by method, route and code. */
+  observeRequest(method: string, route: string, code: string, seconds: number): void {
+    const key = `${method} ${route} ${code}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      const labels = { method, route, code };
+      series = { count: this.requests.labels(labels), time: this.latency.labels(labels) };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.time.observe(seconds);
   }
 }

@@ -1,11 +1,11 @@
-import { ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ExecutionContext, Logger, SetMetadata } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
-import { createHash } from 'node:crypto';
 import { hashKey } from '../auth/key-hashing';
 import type { Environment } from '../config/environment';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
+import { MetricsService } from './metrics.service';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 export type RateLimitKind = 'public' | 'dispute' | 'admin';
@@ -34,8 +34,23 @@ function trackerOf(req: Request, kind: RateLimitKind): string {
   return `ip:${req.ip ?? ''}`;
 }
 
+const STORE_FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/** A Redis failure: counted every time, logged at most once a minute. */
+function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
+  const logger = new Logger('RateLimits');
+  let lastLogged = 0;
+  return (error) => {
+    metrics.rateLimitStoreErrors.inc();
+    const now = Date.now();
+    if (now - lastLogged < STORE_FAILURE_LOG_INTERVAL_MS) return;
+    lastLogged = now;
+    logger.warn(`the rate-limit store (Redis) failed: ${error.message}; counting in this instance's memory meanwhile (logged at most once a minute)`);
+  };
+}
+
 /** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
-export function rateLimitOptions(config: ConfigService<Environment, true>): ThrottlerModuleOptions {
+export function rateLimitOptions(config: ConfigService<Environment, true>, metrics: MetricsService): ThrottlerModuleOptions {
   const perMinute: Record<RateLimitKind, number> = {
     public: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
     dispute: config.get('RATE_LIMIT_DISPUTE_PER_MINUTE', { infer: true }),
@@ -50,12 +65,17 @@ export function rateLimitOptions(config: ConfigService<Environment, true>): Thro
         limit: (context) => perMinute[kindOf(context)!],
         skipIf: (context) => kindOf(context) === undefined,
         getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
-        generateKey: (context, tracker, name) =>
-          createHash('sha256').update(`${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`).digest('hex'),
+        // Each route its own budget; the tracker is already an IP or a hash.
+        generateKey: (context, tracker, name) => `${context.getClass().name}.${context.getHandler().name}:${name}:${tracker}`,
       },
     ],
     storage: redisUrl
-      ? new RedisThrottlerStorage(redisUrl, config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }))
+      ? new RedisThrottlerStorage({
+          url: redisUrl,
+          prefix: config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }),
+          commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS', { infer: true }),
+          onFailure: storeFailureReporter(metrics),
+        })
       : new MemoryThrottlerStorage(),
   };
 }

@@ -1,7 +1,9 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import { Redis } from 'ioredis';
+import { MemoryThrottlerStorage } from './memory-throttler-storage';
+
+type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 // One atomic step per hit: count it in a fixed window, and block the tracker once it is over
 // the limit. Returns hits, window ms left, blocked (0/1), block ms left.
@@ -19,36 +21,67 @@ if hits > tonumber(ARGV[2]) then
 end
 return { hits, ttl, 0, 0 }`;
 
+/** After a failure, Redis is left alone this long: while it is down, requests do not each wait for it. */
+const BREAK_MS = 1000;
+
+export interface RedisStorageOptions {
+  url: string;
+  prefix: string;
+  commandTimeoutMs: number;
+  /** Told of every failure (the metric) and of the outage's start and end (the log). */
+  onFailure: (error: Error) => void;
+}
+
 /**
  * Rate-limit counters in Redis, so every instance shares one budget per tracker.
- * (The maintained Redis storage for @nestjs/throttler does not support NestJS 12 yet; this
- * is its one operation, as a Lua script.)
+ *
+ * Its decided policy when Redis fails: fail open. A command that errs or takes longer than
+ * REDIS_COMMAND_TIMEOUT_MS is counted in this instance's memory instead (as without
+ * REDIS_URL), and Redis is not asked again for BREAK_MS; while disconnected, commands fail at
+ * once (no offline queue). A request never waits longer than the timeout, and never fails,
+ * because of Redis. ioredis reconnects by itself; its errors go to `onFailure`, never unhandled.
+ * (The maintained Redis storage for @nestjs/throttler does not support NestJS 12 yet; this is
+ * its one operation, as a Lua script.)
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly redis: Redis;
+  private readonly fallback = new MemoryThrottlerStorage();
+  private skipUntil = 0;
 
-  constructor(
-    url: string,
-    private readonly prefix: string,
-  ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true });
+  constructor(private readonly options: RedisStorageOptions) {
+    this.redis = new Redis(options.url, {
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: 2000,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 5000),
+    });
+    this.redis.on('error', (error: Error) => options.onFailure(error));
     this.redis.defineCommand('throttleHit', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const base = `${this.prefix}:throttle:${throttlerName}:${key}`;
-    const [hits, ttlMs, blocked, blockMs] = (await (
-      this.redis as Redis & { throttleHit(...args: (string | number)[]): Promise<number[]> }
-    ).throttleHit(`${base}:hits`, `${base}:blocked`, ttl, limit, blockDuration > 0 ? blockDuration : ttl)) as number[];
-    return {
-      totalHits: hits,
-      timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),
-      isBlocked: blocked === 1,
-      timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
-    };
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<StorageRecord> {
+    if (Date.now() < this.skipUntil) return this.fallback.increment(key, ttl, limit, blockDuration, throttlerName);
+    const base = `${this.options.prefix}:throttle:${throttlerName}:${key}`;
+    try {
+      const [hits, ttlMs, blocked, blockMs] = await (
+        this.redis as Redis & { throttleHit(...args: (string | number)[]): Promise<number[]> }
+      ).throttleHit(`${base}:hits`, `${base}:blocked`, ttl, limit, blockDuration > 0 ? blockDuration : ttl);
+      return {
+        totalHits: hits,
+        timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),
+        isBlocked: blocked === 1,
+        timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
+      };
+    } catch (error) {
+      this.skipUntil = Date.now() + BREAK_MS;
+      this.options.onFailure(error as Error);
+      return this.fallback.increment(key, ttl, limit, blockDuration, throttlerName);
+    }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
+    this.fallback.onApplicationShutdown();
     this.redis.disconnect();
   }
 }

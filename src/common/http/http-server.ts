@@ -1,0 +1,34 @@
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { createServer } from 'node:http';
+import type { Environment } from '../../config/environment';
+
+/** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
+const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+
+/**
+ * Express on an HTTP server with this service's deadlines instead of Node's defaults (300 s to
+ * send a request; its timeouts checked every 30 s): a client sending its headers or its body
+ * slowly is cut off after HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS (within a second),
+ * and answered 4000 in the envelope where it can still be (ProtocolErrors). Node reads the
+ * checking interval only when the server is created, hence a server of our own here.
+ */
+export class ExpressAdapterWithDeadlines extends ExpressAdapter {
+  constructor(private readonly environment: Environment) {
+    super();
+  }
+
+  override initHttpServer(): void {
+    const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
+    const server = createServer(
+      {
+        requestTimeout,
+        headersTimeout: Math.min(this.environment.HTTP_HEADERS_TIMEOUT_MS, requestTimeout),
+        keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        connectionsCheckingInterval: 1000,
+      },
+      this.getInstance(),
+    );
+    server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
+    this.setHttpServer(server);
+  }
+}
