@@ -85,8 +85,9 @@ export function select(name: string, options: [string, string][], value?: string
   return element;
 }
 
-export function button(label: string, onClick: (event: MouseEvent) => void, className = 'secondary'): HTMLButtonElement {
-  return h('button', { class: className, attrs: { type: 'button' }, on: { click: onClick } }, label);
+/** A button; `name`, when given, is what assistive technology reads for a short `label`. */
+export function button(label: string, onClick: (event: MouseEvent) => void, name?: string): HTMLButtonElement {
+  return h('button', { class: 'secondary', attrs: { type: 'button', 'aria-label': name }, on: { click: onClick } }, label);
 }
 
 /**

@@ -34,7 +34,7 @@ export const partnersView: View = async (context) => {
         partner.name,
         when(partner.created_at),
         keyList(context, partner, load),
-        button(`Issue a key for ${partner.source}`, () => {
+        button('Issue a key', () => {
           context
             .api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`)
             .then(async (key) => {
@@ -43,7 +43,7 @@ export const partnersView: View = async (context) => {
               context.done(`Key ${key.key_id} issued for ${partner.source}.`);
             })
             .catch(context.fail);
-        }),
+        }, `Issue a key for ${partner.source}`),
       ),
     );
     replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys', ''], rows, 'No partners yet.'));
@@ -66,7 +66,7 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
         ` created ${when(key.created_at)} `,
         key.revoked_at
           ? null
-          : button(`Revoke ${key.prefix}…`, () => {
+          : button('Revoke', () => {
               confirmAction(`Revoke key ${key.prefix}… of ${partner.source}?`, ['Requests with this key fail at once, on every instance.'], 'Revoke key')
                 .then(async (confirmed) => {
                   if (!confirmed) return;
@@ -75,7 +75,7 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
                   context.done(`Key ${key.prefix}… of ${partner.source} is revoked.`);
                 })
                 .catch(context.fail);
-            }),
+            }, `Revoke ${key.prefix}…`),
       ),
     ),
   );

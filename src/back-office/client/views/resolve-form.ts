@@ -59,6 +59,6 @@ function proofRow(container: HTMLElement, addProof: HTMLButtonElement): void {
   const chain = select('chain', CHAINS);
   const hash = h('input', { attrs: { type: 'text', name: 'tx_hash', required: true, maxlength: 200, spellcheck: 'false' } });
   const proof = h('div', { class: 'proof-row' }, field(`Chain of proof ${number}`, chain), field(`Transaction hash of proof ${number}`, hash));
-  if (number > 1) proof.append(button('Remove', () => (proof.remove(), addProof.focus())));
+  if (number > 1) proof.append(button('Remove', () => (proof.remove(), addProof.focus()), `Remove proof ${number}`));
   container.append(proof);
 }

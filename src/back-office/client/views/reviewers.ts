@@ -23,7 +23,7 @@ export const reviewersView: View = async (context) => {
         reviewer.role,
         when(reviewer.created_at),
         reviewer.revoked_at ? badge('revoked') : badge('active'),
-        reviewer.revoked_at ? when(reviewer.revoked_at) : button(`Revoke ${reviewer.name}`, () => revoke(context, reviewer, load)),
+        reviewer.revoked_at ? when(reviewer.revoked_at) : button('Revoke', () => revoke(context, reviewer, load), `Revoke ${reviewer.name}`),
       ),
     );
     replaceChildren(list, table(['Name', 'Role', 'Created', 'Key', 'Revoked'], rows, 'No reviewer accounts yet.'));
