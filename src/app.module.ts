@@ -6,6 +6,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AdminGuard } from './auth/admin.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
+import { BackOfficeModule } from './back-office/back-office.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { ConnectionLimitMiddleware } from './common/http/connections';
@@ -41,6 +42,7 @@ import { ReviewModule } from './review/review.module';
     DisputesModule,
     ReviewModule,
     DemoModule,
+    BackOfficeModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },

@@ -833,7 +833,7 @@ describe('fuzzing the partner and admin routes', () => {
           ['PUT', '/admin/reviewers'],
           ['PATCH', '/admin/partners'],
           ['GET', '/admin/reviewers/1'],
-          ['GET', '/admin/markets'],
+          ['PUT', '/admin/markets'],
           ['DELETE', '/admin/markets/1'],
           ['GET', '/admin/markets/1/resolve'],
           ['POST', '/admin/disputes'],

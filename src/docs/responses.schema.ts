@@ -139,6 +139,17 @@ export class PublicMarketData {
   markets: MarketItem[];
 }
 
+export class MarketList {
+  /** Newest first (by id). */
+  markets: MarketItem[];
+
+  /**
+   * Pass as `cursor` for the next page; null on the last page.
+   * @example "aWQ6Mg"
+   */
+  next_cursor: string | null;
+}
+
 export class DisputeSubmitted {
   /** @example 17 */
   @Int64()
@@ -188,6 +199,14 @@ export class DisputeQueue {
    * @example "aWQ6MTc"
    */
   next_cursor: string | null;
+}
+
+export class DisputeCounts {
+  /** @example 3 */
+  open: number;
+
+  /** @example 41 */
+  closed: number;
 }
 
 export class CreatedReviewer {

@@ -14,6 +14,28 @@ import type { PublicMarketQuery } from './public-market-query';
 const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
 const MARKET_BY_ID_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.id = $1`;
 
+// Newest first, by id: keyset pagination on the primary key stays stable while markets are
+// created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
+const MARKET_LIST_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m
+  WHERE ($1::text IS NULL OR m.source = $1)
+    AND ($2::text IS NULL OR m.status = $2)
+    AND ($3::text IS NULL OR m.slug ILIKE $3 ESCAPE '\\')
+    AND ($4::bigint IS NULL OR m.id < $4)
+  ORDER BY m.id DESC LIMIT $5`;
+
+/** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
+export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+export interface MarketListPage {
+  source?: string;
+  status?: MarketStatus;
+  /** Part of the slug, matched literally, in any letter case. */
+  slugContains?: string;
+  /** Only markets with a smaller id (the keyset cursor). */
+  beforeId?: string;
+  limit: number;
+}
+
 /** The market row as a state transition needs it, read under a row lock. */
 export interface LockedMarket {
   id: string;
@@ -59,6 +81,20 @@ export class MarketsService {
   /** After transaction `txid` committed a change to a market's public record, before answering. */
   written(txid: string, market: { source: string; slug: string }): Promise<void> {
     return this.cache.afterWrite(txid, market.source, market.slug);
+  }
+
+  /** One page of markets for the back office, plus whether more follow. */
+  async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
+    // Unnamed, so planned for each filter combination (a named statement's generic plan would
+    // serve every combination with one plan).
+    const { rows } = await this.sql.pool.query<{ item: MarketItem }>(MARKET_LIST_SQL, [
+      page.source ?? null,
+      page.status ?? null,
+      page.slugContains === undefined ? null : likeContaining(page.slugContains),
+      page.beforeId ?? null,
+      page.limit + 1,
+    ]);
+    return { markets: rows.slice(0, page.limit).map((row) => row.item), hasMore: rows.length > page.limit };
   }
 
   async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AdminActor } from '../auth/reviewers.service';
 import { AuditEvent } from './audit-event.entity';
+import type { AuditEventView } from './audit-event-view';
 
 export interface AuditEntry {
   action: string;
@@ -15,15 +16,6 @@ export interface AuditEntry {
 export interface AuditedWrite<T> {
   result: T;
   audit: AuditEntry;
-}
-
-export interface AuditEventView {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
 }
 
 /** The audit trail: every admin write is appended in the transaction of the write itself. */

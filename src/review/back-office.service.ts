@@ -6,6 +6,7 @@ import type { AdminRole } from '../auth/reviewer.entity';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { AdminDispute } from '../disputes/admin-dispute';
+import { countDisputesByStatus } from '../disputes/dispute-counts';
 import type { DecisionType } from '../disputes/dispute-state';
 import { DisputesService } from '../disputes/disputes.service';
 import type { MarketItem } from '../markets/market-item';
@@ -152,6 +153,10 @@ export class BackOfficeService {
 
   getDispute(id: string): Promise<AdminDispute> {
     return this.disputes.getAdminDispute(this.dataSource.manager, id);
+  }
+
+  countDisputes() {
+    return countDisputesByStatus(this.dataSource.manager);
   }
 
   async listReviewers() {

@@ -2,6 +2,9 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 const MAX_BIGINT = 9223372036854775807n;
 
+/** A page's size when the query names none. */
+export const DEFAULT_PAGE_SIZE = 20;
+
 /**
  * Keyset cursors: an opaque token naming the last row id a page showed. Opaque so clients
  * do not build them, stable because ids never change.
@@ -18,4 +21,14 @@ export function decodeCursor(cursor: string): string {
     throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
   }
   return match[1];
+}
+
+/** The id a query's optional `cursor` names (4000 for a token this service did not issue). */
+export function idAfterCursor(cursor: string | undefined): string | undefined {
+  return cursor === undefined ? undefined : decodeCursor(cursor);
+}
+
+/** The `next_cursor` of a page: the last row's id while more rows follow, else null. */
+export function nextCursor(rows: readonly { id: string | number }[], hasMore: boolean): string | null {
+  return hasMore && rows.length > 0 ? encodeCursor(rows[rows.length - 1].id) : null;
 }

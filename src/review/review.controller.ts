@@ -5,23 +5,23 @@ import type { AdminActor } from '../auth/reviewers.service';
 import { ParseIdPipe } from '../common/validation';
 import { AuditService } from './audit.service';
 import { BackOfficeService } from './back-office.service';
-import { decodeCursor, encodeCursor } from './cursor';
+import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from './cursor';
 import {
   CreateMarketDto,
   CreatePartnerDto,
   CreateReviewerDto,
   DecisionDto,
   DisputeQueueQueryDto,
+  MarketListQueryDto,
   PageQueryDto,
   ResolveMarketDto,
 } from './review.dto';
 import { DisputesService } from '../disputes/disputes.service';
+import { MarketsService } from '../markets/markets.service';
 import { RateLimit } from '../observability/rate-limits';
 import { ApiEnvelope } from '../docs/api-envelope.decorator';
 import type { ErrorName } from '../common/error-catalogue';
 import * as Schemas from '../docs/responses.schema';
-
-const DEFAULT_PAGE_SIZE = 20;
 
 /** Codes every admin route can answer with: credentials, role, malformed input. */
 const READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
@@ -36,6 +36,7 @@ export class ReviewController {
     private readonly backOffice: BackOfficeService,
     private readonly disputes: DisputesService,
     private readonly audit: AuditService,
+    private readonly markets: MarketsService,
   ) {}
 
   @Post('reviewers')
@@ -90,6 +91,20 @@ export class ReviewController {
     return this.backOffice.revokeKey(actor, source, keyId);
   }
 
+  @Get('markets')
+  @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.MarketList, 'Find markets by source, status and part of the slug, newest first', READ)
+  async listMarkets(@Query() query: MarketListQueryDto) {
+    const { markets, hasMore } = await this.markets.listMarkets({
+      source: query.source,
+      status: query.status,
+      slugContains: query.q,
+      beforeId: idAfterCursor(query.cursor),
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { markets, next_cursor: nextCursor(markets, hasMore) };
+  }
+
   @Post('markets')
   @HttpCode(200)
   @AdminAuth('admin')
@@ -110,13 +125,20 @@ export class ReviewController {
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue, oldest first, filtered by status', READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
       status: query.status,
-      afterId: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      limit,
+      afterId: idAfterCursor(query.cursor),
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    return { disputes, next_cursor: hasMore ? encodeCursor(disputes[disputes.length - 1].id) : null };
+    return { disputes, next_cursor: nextCursor(disputes, hasMore) };
+  }
+
+  // Declared before disputes/:id, which would otherwise take `counts` for an id.
+  @Get('disputes/counts')
+  @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.DisputeCounts, 'How many disputes are open and closed', READ)
+  countDisputes() {
+    return this.backOffice.countDisputes();
   }
 
   @Get('disputes/:id')
@@ -138,11 +160,10 @@ export class ReviewController {
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.AuditPage, 'The audit log of admin writes, newest first', READ)
   async listAudit(@Query() query: PageQueryDto) {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const { events, hasMore } = await this.audit.list({
-      beforeId: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      limit,
+      beforeId: idAfterCursor(query.cursor),
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    return { events, next_cursor: hasMore ? encodeCursor(events[events.length - 1].id) : null };
+    return { events, next_cursor: nextCursor(events, hasMore) };
   }
 }

@@ -15,10 +15,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
-import { IsRfc3339, RequiredText, StorableText } from '../common/validation';
+import { IsRfc3339, RequiredText, StorableText, Trim } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
-import { CHAINS, CONFIDENCES, type Chain, type Confidence } from '../markets/market-state';
+import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from '../markets/market-state';
 
 const text = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
@@ -158,4 +158,36 @@ export class DisputeQueueQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(DISPUTE_STATUSES, { message: oneOf(DISPUTE_STATUSES) })
   status?: DisputeStatus;
+}
+
+export class MarketListQueryDto extends PageQueryDto {
+  /**
+   * Only this partner source's markets (trimmed, 1 to 64 characters).
+   * @example "acme"
+   */
+  @IsOptional()
+  @Trim()
+  @IsString({ message: text(SOURCE_MAX_LENGTH) })
+  @Length(1, SOURCE_MAX_LENGTH, { message: text(SOURCE_MAX_LENGTH) })
+  @StorableText()
+  source?: string;
+
+  /**
+   * Only markets in this status.
+   * @example "resolved"
+   */
+  @IsOptional()
+  @IsIn(MARKET_STATUSES, { message: oneOf(MARKET_STATUSES) })
+  status?: MarketStatus;
+
+  /**
+   * Part of the slug, 1 to 256 characters, matched as given (not trimmed) in any letter case;
+   * `%` and `_` are plain characters, not wildcards.
+   * @example "btc"
+   */
+  @IsOptional()
+  @IsString({ message: text(SLUG_MAX_LENGTH) })
+  @Length(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
+  @StorableText()
+  q?: string;
 }

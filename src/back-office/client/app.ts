@@ -1,0 +1,131 @@
+import { ApiFailure, call } from './api';
+import type { Context, View } from './context';
+import { h, replaceChildren, type Child } from './dom';
+import { forgetKey, roleOf, storedKey, storeKey } from './session';
+import type { Role } from './types';
+import { auditView } from './views/audit';
+import { disputeView } from './views/dispute';
+import { marketsView } from './views/markets';
+import { partnersView } from './views/partners';
+import { queueView } from './views/queue';
+import { reviewersView } from './views/reviewers';
+import { failureLines } from './notices';
+import { signInView } from './views/sign-in';
+
+interface Route {
+  path: RegExp;
+  view: View;
+  /** The navigation entry this route belongs to. */
+  section: string;
+  adminOnly?: boolean;
+}
+
+const ROUTES: Route[] = [
+  { path: /^\/queue(?:\/(open|closed))?$/, view: queueView, section: 'queue' },
+  { path: /^\/disputes\/(\d{1,19})$/, view: disputeView, section: 'queue' },
+  { path: /^\/markets$/, view: marketsView, section: 'markets' },
+  { path: /^\/partners$/, view: partnersView, section: 'partners', adminOnly: true },
+  { path: /^\/reviewers$/, view: reviewersView, section: 'reviewers', adminOnly: true },
+  { path: /^\/audit$/, view: auditView, section: 'audit', adminOnly: true },
+];
+
+const SECTIONS: { section: string; label: string; href: string; adminOnly?: boolean }[] = [
+  { section: 'queue', label: 'Disputes', href: '#/queue' },
+  { section: 'markets', label: 'Markets', href: '#/markets' },
+  { section: 'partners', label: 'Partners and keys', href: '#/partners', adminOnly: true },
+  { section: 'reviewers', label: 'Reviewers', href: '#/reviewers', adminOnly: true },
+  { section: 'audit', label: 'Audit trail', href: '#/audit', adminOnly: true },
+];
+
+const root = document.getElementById('app')!;
+
+function signOut(message: string): void {
+  forgetKey();
+  window.removeEventListener('hashchange', onRouteChange);
+  history.replaceState(null, '', location.pathname);
+  signInView(root, message, startSession);
+}
+
+let onRouteChange: () => void = () => undefined;
+
+/** The signed-in page: navigation, the two notice regions, and the current view. */
+function startSession(key: string, role: Role): void {
+  storeKey(key);
+  const alertRegion = h('div', { class: 'notice notice-alert', attrs: { role: 'alert' } });
+  const statusRegion = h('div', { class: 'notice notice-status', attrs: { role: 'status' } });
+  const main = h('main', { attrs: { id: 'main', tabindex: -1 } });
+  const nav = h('nav', { class: 'sections', attrs: { 'aria-label': 'Sections' } });
+  const signOutButton = h('button', { class: 'secondary', attrs: { type: 'button' }, on: { click: () => signOut('You are signed out.') } }, 'Sign out');
+  replaceChildren(
+    root,
+    h('a', { class: 'skip', attrs: { href: '#main' }, on: { click: (event) => (event.preventDefault(), main.focus()) } }, 'Skip to content'),
+    h('header', { class: 'topbar' }, h('span', { class: 'brand' }, 'Settlement oracle · Back office'), nav, h('span', { class: 'who' }, `Signed in as ${role}`), signOutButton),
+    h('div', { class: 'notices' }, alertRegion, statusRegion),
+    main,
+  );
+
+  let generation = 0;
+  const render = async () => {
+    const mine = ++generation;
+    const path = location.hash.replace(/^#/, '') || '/queue';
+    const route = ROUTES.find((candidate) => candidate.path.test(path) && (!candidate.adminOnly || role === 'admin'));
+    replaceChildren(nav, ...SECTIONS.filter((entry) => !entry.adminOnly || role === 'admin').map((entry) =>
+      h('a', { attrs: { href: entry.href, 'aria-current': route?.section === entry.section ? 'page' : undefined } }, entry.label),
+    ));
+    replaceChildren(alertRegion);
+    replaceChildren(statusRegion);
+    // One region speaks at a time: a success clears the last failure, and the other way round.
+    const say = (region: HTMLElement, other: HTMLElement, ...lines: Child[]) => {
+      if (mine !== generation) return;
+      replaceChildren(other);
+      replaceChildren(region, ...lines);
+    };
+    const context: Context = {
+      role,
+      api: async <T>(method: string, path: string, body?: unknown) => {
+        try {
+          return await call<T>(key, method, path, body);
+        } catch (error) {
+          if (error instanceof ApiFailure && error.code === 4012) signOut(error.message);
+          throw error;
+        }
+      },
+      show: (...children: Child[]) => {
+        if (mine !== generation) return;
+        replaceChildren(main, ...children);
+        main.querySelector('h1')?.setAttribute('tabindex', '-1');
+      },
+      fail: (error: unknown) => say(alertRegion, statusRegion, ...failureLines(error)),
+      done: (message: string) => say(statusRegion, alertRegion, message),
+      current: () => mine === generation,
+    };
+    if (!route) {
+      context.show(h('h1', null, 'Not here'), h('p', null, 'This part of the back office does not exist, or your role cannot open it.'));
+      return;
+    }
+    context.show(h('p', { class: 'loading' }, 'Loading…'));
+    try {
+      await route.view(context, path.match(route.path)!.slice(1).filter((part) => part !== undefined));
+      if (mine === generation) main.querySelector<HTMLElement>('h1')?.focus();
+    } catch (error) {
+      context.show(h('h1', null, 'This could not be loaded'));
+      context.fail(error);
+    }
+  };
+  onRouteChange = () => void render();
+  window.addEventListener('hashchange', onRouteChange);
+  void render();
+}
+
+async function boot(): Promise<void> {
+  const key = storedKey();
+  if (!key) return signInView(root, null, startSession);
+  try {
+    startSession(key, await roleOf(key));
+  } catch (error) {
+    forgetKey();
+    signInView(root, error instanceof ApiFailure ? error.message : 'Sign in again.', startSession);
+  }
+}
+
+void boot();

@@ -1,0 +1,109 @@
+/**
+ * The page's only way to build DOM: text goes in as text nodes (textContent), never as
+ * markup, so a slug or reason holding HTML shows as the characters it is. There is no
+ * innerHTML anywhere in the client.
+ */
+export type Child = Node | string | number | null | undefined | false;
+
+export interface Props {
+  class?: string;
+  /** Attributes, set with setAttribute (never an `on…` handler: use `on`). */
+  attrs?: Record<string, string | number | boolean | undefined>;
+  on?: { [K in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[K]) => void };
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (props?.class) element.className = props.class;
+  for (const [name, value] of Object.entries(props?.attrs ?? {})) {
+    if (name.toLowerCase().startsWith('on')) throw new Error(`no inline handlers: ${name}`);
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const [type, listener] of Object.entries(props?.on ?? {})) element.addEventListener(type, listener as EventListener);
+  append(element, ...children);
+  return element;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replaceChildren(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, ...children);
+}
+
+/** A timestamp as people read it here: "2026-11-20 09:00:00 UTC" (the API's are RFC 3339 UTC). */
+export function when(timestamp: string | null): string {
+  if (!timestamp) return '—';
+  return timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC';
+}
+
+/** A definition list of label → value rows; values are text or nodes. */
+export function facts(rows: [string, Child][]): HTMLDListElement {
+  const list = h('dl', { class: 'facts' });
+  for (const [label, value] of rows) append(list, h('dt', null, label), h('dd', null, value ?? '—'));
+  return list;
+}
+
+/** A table whose header cells are `headings`; wrapped so a narrow screen scrolls it sideways. */
+export function table(headings: string[], rows: HTMLTableRowElement[], empty: string): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'empty' }, empty);
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h('table', null, h('thead', null, h('tr', null, ...headings.map((heading) => h('th', { attrs: { scope: 'col' } }, heading)))), h('tbody', null, ...rows)),
+  );
+}
+
+export function row(...cells: Child[]): HTMLTableRowElement {
+  return h('tr', null, ...cells.map((cell) => h('td', null, cell)));
+}
+
+export function badge(text: string): HTMLSpanElement {
+  return h('span', { class: `badge badge-${text.replace(/[^a-z]/g, '')}` }, text);
+}
+
+/** A labelled form control; `control` gets the id the label points at. */
+export function field(label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+  const id = `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${++fieldCount}`;
+  control.id = id;
+  const hintNode = hint ? h('span', { class: 'hint', attrs: { id: `${id}-hint` } }, hint) : null;
+  if (hintNode) control.setAttribute('aria-describedby', hintNode.id);
+  return h('div', { class: 'field' }, h('label', { attrs: { for: id } }, label), control, hintNode);
+}
+let fieldCount = 0;
+
+/** A select of [value, label] options; the first is chosen unless `value` names another. */
+export function select(name: string, options: [string, string][], value?: string): HTMLSelectElement {
+  const element = h('select', { attrs: { name } }, ...options.map(([optionValue, label]) => h('option', { attrs: { value: optionValue } }, label)));
+  if (value !== undefined) element.value = value;
+  return element;
+}
+
+/** A button; `name`, when given, is what assistive technology reads for a short `label`. */
+export function button(label: string, onClick: (event: MouseEvent) => void, name?: string): HTMLButtonElement {
+  return h('button', { class: 'secondary', attrs: { type: 'button', 'aria-label': name }, on: { click: onClick } }, label);
+}
+
+/**
+ * Runs `work` when `form` is submitted, in place of a navigation; a submission while the last
+ * one is still at work is ignored (no double writes), and a failure goes to `fail`. The
+ * button is not disabled meanwhile: a disabled button loses the keyboard focus.
+ */
+export function whenSubmitted(form: HTMLFormElement, fail: (error: unknown) => void, work: () => Promise<void>): HTMLFormElement {
+  let busy = false;
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (busy) return;
+    busy = true;
+    work()
+      .catch(fail)
+      .finally(() => (busy = false));
+  });
+  return form;
+}

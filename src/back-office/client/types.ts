@@ -1,0 +1,14 @@
+/**
+ * The API's shapes the page reads, taken from the server's own declarations (type-only
+ * imports: nothing of the server is bundled), so the page reads what the service writes.
+ */
+import type { AdminDispute } from '../../disputes/admin-dispute';
+import type { DisputeItem, MarketItem } from '../../markets/market-item';
+
+export type { AdminDispute } from '../../disputes/admin-dispute';
+export type { DisputeItem, MarketItem } from '../../markets/market-item';
+export type { AuditEventView as AuditEvent } from '../../review/audit-event-view';
+
+export type Role = 'admin' | 'reviewer';
+export type Proof = MarketItem['proofs'][number];
+export type Decision = NonNullable<AdminDispute['decision']> | NonNullable<DisputeItem['decision']>;

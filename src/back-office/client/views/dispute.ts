@@ -1,0 +1,116 @@
+import { ApiFailure } from '../api';
+import type { Context, View } from '../context';
+import { badge, facts, field, h, when, whenSubmitted } from '../dom';
+import { PageMessage } from '../notices';
+import type { AdminDispute, MarketItem } from '../types';
+import { confirmAction } from './confirm';
+import { marketRecord, publicRecord } from './market-record';
+
+/** What partners will settle on after each decision (contract §3). */
+function finalVerdict(dispute: AdminDispute, type: 'keep' | 'override'): string {
+  return type === 'override' ? dispute.submitter_selection : (dispute.verdict ?? '—');
+}
+
+/** One dispute in full, beside the market's public record; an open one can be decided here. */
+export const disputeView: View = async (context, [id]) => {
+  const dispute = await context.api<AdminDispute>('GET', `/admin/disputes/${id}`);
+  const record = await publicRecord(dispute.source, dispute.slug);
+  context.show(...disputePage(context, dispute, record));
+};
+
+function disputePage(context: Context, dispute: AdminDispute, record: MarketItem | null) {
+  const decision = dispute.decision;
+  return [
+    h('p', null, h('a', { attrs: { href: '#/queue' } }, '← Dispute queue')),
+    h('h1', null, `Dispute #${dispute.id} `, badge(dispute.status)),
+    h(
+      'div',
+      { class: 'columns' },
+      h(
+        'div',
+        null,
+        h(
+          'section',
+          { class: 'panel', attrs: { 'aria-label': 'The dispute' } },
+          h('h2', null, 'The dispute'),
+          facts([
+            ['Market', h('span', null, h('span', { class: 'slug' }, dispute.slug), ` (#${dispute.market_id}, ${dispute.source})`)],
+            ['Oracle verdict', dispute.verdict ?? '—'],
+            ['Submitter says', h('strong', null, dispute.submitter_selection)],
+            ['Reason', h('p', { class: 'text' }, dispute.reason_text)],
+            ['Submitter', `${dispute.submitter_name} (id ${dispute.submitter_id})`],
+            ['Submitted at', when(dispute.submitted_at)],
+          ]),
+        ),
+        decision
+          ? h(
+              'section',
+              { class: 'panel decision', attrs: { 'aria-label': 'Decision' } },
+              h('h2', null, 'Decision'),
+              facts([
+                ['Decision', decision.type === 'keep' ? "keep the oracle's verdict" : "override with the submitter's selection"],
+                ['Partners settle on', h('strong', null, decision.partner_final_verdict)],
+                ['Reason', h('p', { class: 'text' }, decision.reason_text)],
+                ['Decided by', decision.decided_by ?? '—'],
+                ['Decided at', when(decision.decided_at)],
+              ]),
+            )
+          : decisionForm(context, dispute),
+      ),
+      record ? marketRecord(record, 'Market record (what partners see)') : h('p', { class: 'empty' }, 'The market has no public record.'),
+    ),
+  ];
+}
+
+function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
+  const choice = (type: 'keep' | 'override', label: string) =>
+    h(
+      'label',
+      { class: 'choice' },
+      h('input', { attrs: { type: 'radio', name: 'type', value: type, required: true } }),
+      ` ${label}: partners settle on “${finalVerdict(dispute, type)}”`,
+    );
+  const reason = h('textarea', { attrs: { name: 'reason_text', required: true, maxlength: 4000, rows: 4 } });
+
+  const form = h(
+    'form',
+    { class: 'panel', attrs: { 'aria-label': 'Decide' } },
+    h('h2', null, 'Decide'),
+    h('fieldset', null, h('legend', null, 'Decision'), choice('keep', "Keep the oracle's verdict"), choice('override', "Override with the submitter's selection")),
+    field('Reason (partners read it)', reason),
+    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Decide…'),
+  );
+  return whenSubmitted(form, context.fail, () => decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', reason.value.trim()));
+}
+
+async function decide(context: Context, dispute: AdminDispute, type: 'keep' | 'override', reason: string): Promise<void> {
+  const verdict = finalVerdict(dispute, type);
+  const confirmed = await confirmAction(
+    type === 'override' ? `Override dispute #${dispute.id}?` : `Keep the verdict of dispute #${dispute.id}?`,
+    [
+      type === 'override'
+        ? `Partners will settle “${dispute.slug}” on “${verdict}”, the submitter's selection, instead of the oracle's “${dispute.verdict ?? '—'}”.`
+        : `Partners will settle “${dispute.slug}” on “${verdict}”, the oracle's verdict, as before.`,
+      'The decision is final: it cannot be changed afterwards.',
+    ],
+    `${type === 'override' ? 'Override' : 'Keep'}: partners settle on “${verdict}”`,
+  );
+  if (!confirmed) return;
+  try {
+    const decided = await context.api<AdminDispute>('POST', `/admin/disputes/${dispute.id}/decision`, { type, reason_text: reason });
+    context.show(...disputePage(context, decided, await publicRecord(decided.source, decided.slug)));
+    context.done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
+  } catch (error) {
+    if (!(error instanceof ApiFailure && error.code === 4092)) throw error;
+    // Someone else decided first: show their decision rather than ours.
+    const current = await context.api<AdminDispute>('GET', `/admin/disputes/${dispute.id}`);
+    context.show(...disputePage(context, current, await publicRecord(current.source, current.slug)));
+    const theirs = current.decision;
+    context.fail(
+      new PageMessage(
+        `${error.message} ${theirs?.decided_by ?? 'Another reviewer'} chose to ${theirs?.type ?? 'decide'}: ` +
+          `partners settle on “${theirs?.partner_final_verdict ?? '—'}”. Your decision was not recorded.`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,50 @@
+import { button, h, replaceChildren } from '../dom';
+
+/**
+ * Keyset paging over one of the API's list routes: `loadPage(cursor)` shows a page and returns
+ * its next_cursor. The cursors of the pages before are kept so Previous can go back.
+ */
+export class Pager {
+  readonly element = h('nav', { class: 'pager', attrs: { 'aria-label': 'Pages' } });
+  private readonly before: (string | null)[] = [];
+  private cursor: string | null = null;
+  private next: string | null = null;
+
+  constructor(
+    private readonly loadPage: (cursor: string | null) => Promise<string | null>,
+    private readonly fail: (error: unknown) => void,
+  ) {}
+
+  /** Back to the first page (after a filter changes, or a write). */
+  async first(): Promise<void> {
+    this.before.length = 0;
+    await this.show(null);
+  }
+
+  private async show(cursor: string | null): Promise<void> {
+    this.next = await this.loadPage(cursor);
+    this.cursor = cursor;
+    this.draw();
+  }
+
+  private go(step: 'previous' | 'next'): void {
+    const target = step === 'next' ? this.next : this.before[this.before.length - 1];
+    if (step === 'next') this.before.push(this.cursor);
+    else this.before.pop();
+    this.show(target ?? null).catch((error: unknown) => {
+      // Stay where we were: the page on screen is still the one the cursors describe.
+      if (step === 'next') this.before.pop();
+      else this.before.push(target ?? null);
+      this.fail(error);
+    });
+  }
+
+  private draw(): void {
+    if (this.before.length === 0 && this.next === null) return replaceChildren(this.element);
+    const previous = button('Previous page', () => this.go('previous'));
+    const next = button('Next page', () => this.go('next'));
+    previous.disabled = this.before.length === 0;
+    next.disabled = this.next === null;
+    replaceChildren(this.element, previous, h('span', { class: 'page-number' }, `Page ${this.before.length + 1}`), next);
+  }
+}

@@ -1,0 +1,45 @@
+import { query } from '../api';
+import type { View } from '../context';
+import { h, replaceChildren, row, table, when } from '../dom';
+import type { AdminDispute } from '../types';
+import { Pager } from './pager';
+
+const PAGE_SIZE = 20;
+
+/** The dispute queue: open disputes oldest first (or the closed ones), with the counts of both. */
+export const queueView: View = async (context, [status = 'open']) => {
+  const counts = await context.api<{ open: number; closed: number }>('GET', '/admin/disputes/counts');
+  const list = h('div', { class: 'list' });
+  const pager = new Pager(async (cursor) => {
+    const page = await context.api<{ disputes: AdminDispute[]; next_cursor: string | null }>(
+      'GET',
+      `/admin/disputes${query({ status, limit: PAGE_SIZE, cursor })}`,
+    );
+    const headings = ['Dispute', 'Market', 'Source', 'Submitted', 'Submitter says', 'Submitter'];
+    if (status === 'closed') headings.push('Decision');
+    const rows = page.disputes.map((dispute) =>
+      row(
+        h('a', { attrs: { href: `#/disputes/${dispute.id}` } }, `#${dispute.id}`),
+        h('span', { class: 'slug' }, dispute.slug),
+        dispute.source,
+        when(dispute.submitted_at),
+        dispute.submitter_selection,
+        dispute.submitter_name,
+        status === 'closed' && dispute.decision ? `${dispute.decision.type} → ${dispute.decision.partner_final_verdict}` : null,
+      ),
+    );
+    replaceChildren(list, table(headings, rows, status === 'open' ? 'No open disputes: the queue is empty.' : 'No closed disputes yet.'));
+    return page.next_cursor;
+  }, context.fail);
+  await pager.first();
+
+  const tab = (name: 'open' | 'closed', label: string) =>
+    h('a', { attrs: { href: `#/queue/${name}`, 'aria-current': status === name ? 'page' : undefined } }, `${label} (${counts[name]})`);
+  context.show(
+    h('h1', null, 'Dispute queue'),
+    h('p', { class: 'lead' }, status === 'open' ? 'Open disputes, oldest first: start at the top.' : 'Decided disputes, oldest first.'),
+    h('nav', { class: 'tabs', attrs: { 'aria-label': 'Dispute status' } }, tab('open', 'Open'), tab('closed', 'Closed')),
+    list,
+    pager.element,
+  );
+};

@@ -1,0 +1,64 @@
+import type { Context } from '../context';
+import { button, field, h, select, whenSubmitted } from '../dom';
+import type { MarketItem } from '../types';
+import { confirmAction } from './confirm';
+
+const CONFIDENCES: [string, string][] = ['VERY_HIGH', 'HIGH', 'MEDIUM', 'LOW', 'VERY_LOW'].map((value) => [value, value]);
+const CHAINS: [string, string][] = [['base', 'base'], ['bsc', 'bsc']];
+const MAX_PROOFS = 20;
+
+/** Resolving a monitoring market: its verdict, confidence, reasoning and on-chain proofs. */
+export function resolveForm(context: Context, market: MarketItem, resolved: (market: MarketItem) => void): HTMLElement {
+  const verdict = h('input', { attrs: { type: 'text', name: 'verdict', required: true, maxlength: 200 } });
+  const confidence = select('confidence', CONFIDENCES, 'HIGH');
+  const reasoning = h('textarea', { attrs: { name: 'reasoning', required: true, maxlength: 10000, rows: 4 } });
+  const resolvedAt = h('input', { attrs: { type: 'text', name: 'resolved_at', placeholder: '2026-11-01T12:00:00Z' } });
+  const proofs = h('fieldset', { class: 'proof-rows' }, h('legend', null, 'Proofs (1 to 20 transactions)'));
+  const addProof = button('Add a proof', () => {
+    if (proofs.querySelectorAll('.proof-row').length < MAX_PROOFS) proofRow(proofs, addProof);
+  });
+  proofRow(proofs, addProof);
+
+  const form = h(
+    'form',
+    { class: 'panel', attrs: { 'aria-label': 'Resolve this market' } },
+    h('h2', null, 'Resolve this market'),
+    field('Verdict', verdict),
+    field('Confidence', confidence),
+    field('Reasoning', reasoning),
+    proofs,
+    addProof,
+    field('Resolved at (optional)', resolvedAt, 'An RFC 3339 timestamp; now when left empty'),
+    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Resolve…'),
+  );
+  return whenSubmitted(form, context.fail, async () => {
+    const body = {
+      verdict: verdict.value,
+      confidence: confidence.value,
+      reasoning: reasoning.value,
+      proofs: [...proofs.querySelectorAll('.proof-row')].map((proof) => ({
+        chain: proof.querySelector('select')!.value,
+        tx_hash: proof.querySelector('input')!.value.trim(),
+      })),
+      ...(resolvedAt.value.trim() ? { resolved_at: resolvedAt.value.trim() } : {}),
+    };
+    const confirmed = await confirmAction(
+      `Resolve market #${market.id}?`,
+      [`Partners will read the verdict “${body.verdict.trim()}” (${body.confidence}) for “${market.slug}” at once.`, 'A resolution is final: it cannot be changed afterwards.'],
+      'Resolve market',
+    );
+    if (!confirmed) return;
+    const item = await context.api<MarketItem>('POST', `/admin/markets/${market.id}/resolve`, body);
+    resolved(item);
+    context.done(`Market #${item.id} resolved: “${item.verdict}”.`);
+  });
+}
+
+function proofRow(container: HTMLElement, addProof: HTMLButtonElement): void {
+  const number = container.querySelectorAll('.proof-row').length + 1;
+  const chain = select('chain', CHAINS);
+  const hash = h('input', { attrs: { type: 'text', name: 'tx_hash', required: true, maxlength: 200, spellcheck: 'false' } });
+  const proof = h('div', { class: 'proof-row' }, field(`Chain of proof ${number}`, chain), field(`Transaction hash of proof ${number}`, hash));
+  if (number > 1) proof.append(button('Remove', () => (proof.remove(), addProof.focus()), `Remove proof ${number}`));
+  container.append(proof);
+}
