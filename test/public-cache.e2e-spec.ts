@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fixtures } from './support/fixtures';
+import { HEARTBEAT_TIMEOUT_MS, LISTENER_APPLICATION_NAME } from '../src/markets/public-records/change-feed';
 import { fixturesOf, startTestApp, startTestAppOn, type TestApp } from './support/test-app';
 
 const MASTER = 'test-master-key-0123456789abcdef';
@@ -134,24 +135,71 @@ describe('public record cache across instances', () => {
     await read(b, market.slug);
 
     // Cut every instance's change listener; a change made now is announced to no one.
-    await a.dataSource.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'settlement-oracle-cache-listener' AND datname = current_database()`,
+    const [{ cut }] = await a.dataSource.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+      [LISTENER_APPLICATION_NAME],
     );
+    expect(cut).toBe(2);
     await a.dataSource.query(`UPDATE markets SET reasoning = 'changed while deaf' WHERE id = $1`, [market.id]);
     await sleep(50);
     const [item] = await read(b, market.slug);
     expect((item as unknown as { reasoning: string }).reasoning).toBe('changed while deaf');
 
     // The listener reconnects by itself, and the cache serves again.
+    await servesFromCacheAgain(b, market.slug);
+  });
+
+  /**
+   * The silent failure: the listener's connection stays open but nothing comes through it (here
+   * its server process is stopped with SIGSTOP; a half-open TCP connection behaves the same). No
+   * error, no close: only the missing heartbeat tells, within HEARTBEAT_TIMEOUT_MS + 1 s.
+   */
+  it('bypasses the cache within the heartbeat bound when its listener freezes, and serves from it again once it hears', async () => {
+    const market = await fixtures.market(partner.source);
+    await read(b, market.slug);
+    await read(b, market.slug); // cached
+    const listeners: { pid: number }[] = await a.dataSource.query(
+      'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+      [LISTENER_APPLICATION_NAME],
+    );
+    expect(listeners).toHaveLength(2);
+    const silencesBefore = await silences(b);
+    for (const { pid } of listeners) process.kill(pid, 'SIGSTOP');
+    try {
+      const frozenAt = Date.now();
+      await a.dataSource.query(`UPDATE markets SET reasoning = 'changed while frozen' WHERE id = $1`, [market.id]);
+      let fresh = false;
+      let staleReads = 0;
+      while (!fresh) {
+        fresh = item(await read(b, market.slug)).reasoning === 'changed while frozen';
+        expect(Date.now() - frozenAt).toBeLessThan(HEARTBEAT_TIMEOUT_MS + 2000);
+        if (!fresh) staleReads++;
+        if (!fresh) await sleep(100);
+      }
+      expect(staleReads).toBeGreaterThan(0); // it was frozen: the change went unheard until the heartbeat was missed
+      expect(await silences(b)).toBe(silencesBefore + 1);
+    } finally {
+      for (const { pid } of listeners) process.kill(pid, 'SIGCONT');
+    }
+    // A new listener hears again: repeated reads are cache hits once more.
+    await servesFromCacheAgain(b, market.slug);
+  });
+
+  /** Within 5 s the instance's feed listens again and repeated reads of `slug` are cache hits. */
+  const servesFromCacheAgain = async (app: TestApp, slug: string) => {
     const deadline = Date.now() + 5000;
     let hits = 0;
     while (Date.now() < deadline && hits === 0) {
       await sleep(100);
-      const before = await cacheHits(b);
-      await read(b, market.slug);
-      await read(b, market.slug);
-      hits = (await cacheHits(b)) - before;
+      const before = await cacheHits(app);
+      await read(app, slug);
+      await read(app, slug);
+      hits = (await cacheHits(app)) - before;
     }
     expect(hits).toBeGreaterThan(0);
-  });
+  };
+
+  const item = (markets: unknown[]) => markets[0] as { reasoning: string };
+  const silences = async (app: TestApp) =>
+    Number(/oracle_change_feed_silences_total (\d+)/.exec((await app.http.get('/metrics')).text)?.[1] ?? 0);
 });

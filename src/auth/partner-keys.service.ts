@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isUniqueViolation } from '../database/database-errors';
-import { SqlPool } from '../database/sql-pool';
+import { Sql, statement } from '../database/sql';
 import { ApiKey } from './api-key.entity';
 import { generateKey, hashKey } from './key-hashing';
 import { Partner } from './partner.entity';
@@ -20,16 +19,12 @@ export interface IssuedKey {
   apiKey: string;
 }
 
-/**
- * The holder of a valid (unrevoked) key whose hash is the statement's parameter `hash` ('$1'):
- * one row (key_id, partner_id, source), or none. Also part of the dispute filing's statement.
- */
-export const keyHolderSql = (hash: string) => `
+/** The holder of a valid (unrevoked) key, by the key's hash. */
+const KEY_HOLDER = statement<{ key_id: string; partner_id: string; source: string }>(`
   SELECT k.id AS key_id, p.id AS partner_id, p.source
   FROM api_keys k JOIN partners p ON p.id = k.partner_id
-  WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`;
-
-const FIND_BY_KEY_SQL = keyHolderSql('$1');
+  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`);
+const TOUCH_KEY = statement('UPDATE api_keys SET last_used_at = now() WHERE id = $1');
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -47,19 +42,12 @@ export class PartnerKeysService {
   // refreshed at most once a minute per key instead of on every request.
   private readonly lastTouched = new Map<string, number>();
 
-  constructor(
-    private readonly sql: SqlPool,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   async authenticate(apiKey: string): Promise<AuthenticatedPartner | null> {
-    const rows = await this.sql.prepared<{ key_id: string; partner_id: string; source: string }>(
-      'partner_by_key_v1',
-      FIND_BY_KEY_SQL,
-      [hashKey(apiKey)],
-    );
-    if (rows.length === 0) return null;
-    const { key_id: keyId, partner_id: partnerId, source } = rows[0];
+    const [holder] = await this.sql.rows(KEY_HOLDER, [hashKey(apiKey)]);
+    if (!holder) return null;
+    const { key_id: keyId, partner_id: partnerId, source } = holder;
     this.touch(keyId);
     return { keyId, partnerId, source };
   }
@@ -110,8 +98,6 @@ export class PartnerKeysService {
     const now = Date.now();
     if (now - (this.lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.lastTouched.set(keyId, now);
-    this.dataSource
-      .query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId])
-      .catch(() => this.lastTouched.delete(keyId));
+    this.sql.rows(TOUCH_KEY, [keyId]).catch(() => this.lastTouched.delete(keyId));
   }
 }

@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
-import { SqlPool } from '../database/sql-pool';
+import { Sql, statement } from '../database/sql';
 import { generateKey, hashKey } from './key-hashing';
 import { type AdminRole, Reviewer } from './reviewer.entity';
 
@@ -19,7 +19,7 @@ export interface AdminActor {
 
 export const MASTER_ACTOR_NAME = 'master';
 
-const FIND_BY_KEY_SQL = 'SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL';
+const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
 
 /** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
 @Injectable()
@@ -27,7 +27,7 @@ export class ReviewersService {
   private readonly masterKeyHash: Buffer | null;
 
   constructor(
-    private readonly sql: SqlPool,
+    private readonly sql: Sql,
     config: ConfigService<Environment, true>,
   ) {
     const masterKey = config.get('ADMIN_MASTER_KEY', { infer: true });
@@ -39,12 +39,8 @@ export class ReviewersService {
     if (this.masterKeyHash && timingSafeEqual(this.masterKeyHash, Buffer.from(hash, 'hex'))) {
       return { id: null, name: MASTER_ACTOR_NAME, role: 'admin' };
     }
-    const rows = await this.sql.prepared<{ id: string; name: string; role: AdminRole }>(
-      'reviewer_by_key_v1',
-      FIND_BY_KEY_SQL,
-      [hash],
-    );
-    return rows[0] ?? null;
+    const [account] = await this.sql.rows(ACCOUNT_BY_KEY, [hash]);
+    return account ?? null;
   }
 
   async createReviewer(manager: EntityManager, name: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {

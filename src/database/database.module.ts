@@ -8,7 +8,7 @@ import { connectWithRetries } from './connect-with-retries';
 import { dataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { runMigrationsExclusively } from './run-migrations';
-import { SqlPool } from './sql-pool';
+import { Sql } from './sql';
 
 export const DATABASE_LOCATION = Symbol('DATABASE_LOCATION');
 
@@ -68,8 +68,8 @@ class DatabaseLocationModule {}
       },
     }),
   ],
-  providers: [SqlPool],
-  exports: [SqlPool, DatabaseLocationModule],
+  providers: [Sql],
+  exports: [Sql, DatabaseLocationModule],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

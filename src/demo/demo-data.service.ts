@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { ConfigService } from '@nestjs/config';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import { ReviewersService } from '../auth/reviewers.service';
 import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
+import { Sql, statement } from '../database/sql';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
 import { DEMO_KEYS_HINT, printDemoKeys } from './demo-keys-notice';
 
 export const DEMO_SOURCE = 'demo';
+const PARTNER_COUNT = statement<{ count: number }>('SELECT count(*)::int AS count FROM partners');
 export const LOCAL_ADMIN_NAME = 'local-admin';
 
 /**
@@ -23,7 +23,7 @@ export class DemoDataService implements OnApplicationBootstrap {
 
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly config: ConfigService<Environment, true>,
     private readonly partnerKeys: PartnerKeysService,
     private readonly reviewers: ReviewersService,
@@ -33,7 +33,7 @@ export class DemoDataService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.location.embedded) return;
-    const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM partners');
+    const [{ count }] = await this.sql.rows(PARTNER_COUNT);
     if (count > 0) {
       this.logger.log(DEMO_KEYS_HINT);
       return;
@@ -46,18 +46,18 @@ export class DemoDataService implements OnApplicationBootstrap {
   /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */
   private async createLocalAdmin(): Promise<string | null> {
     if (this.config.get('ADMIN_MASTER_KEY', { infer: true })) return null;
-    const { apiKey } = await this.dataSource.transaction((manager) =>
+    const { apiKey } = await this.sql.transaction((manager) =>
       this.reviewers.createReviewer(manager, LOCAL_ADMIN_NAME, 'admin'),
     );
     return apiKey;
   }
 
   private async seed(): Promise<string> {
-    const { apiKey, partner } = await this.dataSource.transaction((manager) =>
+    const { apiKey, partner } = await this.sql.transaction((manager) =>
       this.partnerKeys.createPartner(manager, DEMO_SOURCE, 'Demo Partner'),
     );
     const ids = new Map<string, string>();
-    await this.dataSource.transaction(async (manager) => {
+    await this.sql.transaction(async (manager) => {
       await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
       for (const slug of ['btc-above-100k-2026', 'eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
         const id = await this.markets.createMarket(manager, DEMO_SOURCE, slug);
@@ -85,7 +85,7 @@ export class DemoDataService implements OnApplicationBootstrap {
         submitted_at: new Date('2026-11-02T09:30:00Z'),
       });
       if (slug === 'fed-cuts-rates-2026') {
-        await this.dataSource.transaction((manager) =>
+        await this.sql.transaction((manager) =>
           this.disputes.recordDecision(manager, String(dispute_id), {
             type: 'override',
             reasonText: 'The correction is authoritative; the final outcome is NO.',

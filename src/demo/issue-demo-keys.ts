@@ -2,17 +2,29 @@
 // account, on the zero-setup database, whether its server is running or not. The keys shown
 // at the first start are shown only once; this is how to get working ones later.
 import 'reflect-metadata';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { issuePartnerKey } from '../auth/partner-keys.service';
+import type { AdminActor } from '../auth/reviewers.service';
 import { generateKey } from '../auth/key-hashing';
 import { validateEnvironment } from '../config/environment';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { dataSourceOptions } from '../database/data-source-options';
 import { EmbeddedDatabase } from '../database/embedded-database';
+import { Sql, statement } from '../database/sql';
+import { AuditService } from '../review/audit.service';
 import { DEMO_SOURCE, LOCAL_ADMIN_NAME } from './demo-data.service';
 import { printDemoKeys } from './demo-keys-notice';
 
-const ACTOR = 'npm run demo:keys';
+const ACTOR: AdminActor = { id: null, name: 'npm run demo:keys', role: 'admin' };
+const DEMO_PARTNER = statement<{ id: string }>('SELECT id FROM partners WHERE source = $1');
+// The local admin account keeps its name (decisions and the audit trail refer to it); its key is
+// replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
+const REPLACE_ADMIN_KEY = statement<{ id: string }>(`
+  UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL
+  WHERE id = (SELECT min(id) FROM reviewers WHERE name = $1 AND role = 'admin') RETURNING id`);
+const CREATE_ADMIN = statement<{ id: string }>(`
+  INSERT INTO reviewers (name, role, key_hash, prefix) SELECT $1, 'admin', $2, $3
+  WHERE NOT EXISTS (SELECT 1 FROM reviewers WHERE name = $1 AND role = 'admin') RETURNING id`);
 
 async function issueDemoKeys(): Promise<void> {
   const environment = validateEnvironment(process.env);
@@ -32,43 +44,29 @@ async function issueDemoKeys(): Promise<void> {
   );
   try {
     await dataSource.initialize();
-    const keys = await dataSource.transaction(async (manager) => {
-      const [partner] = (await manager.query('SELECT id FROM partners WHERE source = $1', [DEMO_SOURCE])) as { id: string }[];
+    const sql = new Sql(dataSource);
+    const audit = new AuditService(sql);
+    const apiKey = await audit.record(ACTOR, async (manager) => {
+      const [partner] = await sql.rows(DEMO_PARTNER, [DEMO_SOURCE], manager);
       if (!partner) throw new StartupError(`there is no demo data in ${dataDir}: start the server once (npm start) to create it`);
       const { keyId, apiKey } = await issuePartnerKey(manager, partner.id);
-      const admin = generateKey('admin');
-      // The local admin account keeps its name (decisions and the audit trail refer to it); its key is replaced.
-      const [replaced] = (await manager.query(
-        `UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL
-         WHERE id = (SELECT min(id) FROM reviewers WHERE name = $1 AND role = 'admin') RETURNING id`,
-        [LOCAL_ADMIN_NAME, admin.hash, admin.prefix],
-      )) as { id: string }[];
-      const [account] = replaced
-        ? [replaced]
-        : ((await manager.query(`INSERT INTO reviewers (name, role, key_hash, prefix) VALUES ($1, 'admin', $2, $3) RETURNING id`, [
-            LOCAL_ADMIN_NAME,
-            admin.hash,
-            admin.prefix,
-          ])) as { id: string }[]);
-      const adminId = account.id;
-      await audit(manager, 'key.issued', `partner:${DEMO_SOURCE}`, { key_id: Number(keyId) });
-      await audit(manager, 'reviewer.key_replaced', `reviewer:${adminId}`, { name: LOCAL_ADMIN_NAME, prefix: admin.prefix });
-      return { apiKey, adminKey: admin.key };
+      return { result: apiKey, audit: { action: 'key.issued', target: `partner:${DEMO_SOURCE}`, details: { key_id: Number(keyId) } } };
     });
+    const adminKey = await audit.record(ACTOR, async (manager) => {
+      const key = generateKey('admin');
+      const values = [LOCAL_ADMIN_NAME, key.hash, key.prefix];
+      const [account] = (await sql.rows(REPLACE_ADMIN_KEY, values, manager)).concat(await sql.rows(CREATE_ADMIN, values, manager));
+      return {
+        result: key.key,
+        audit: { action: 'reviewer.key_replaced', target: `reviewer:${account.id}`, details: { name: LOCAL_ADMIN_NAME, prefix: key.prefix } },
+      };
+    });
+    const keys = { apiKey, adminKey };
     printDemoKeys(keys, 'New demo keys.');
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
   }
-}
-
-function audit(manager: EntityManager, action: string, target: string, details: Record<string, unknown>): Promise<unknown> {
-  return manager.query('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)', [
-    ACTOR,
-    action,
-    target,
-    JSON.stringify({ actor_id: null, ...details }),
-  ]);
 }
 
 issueDemoKeys().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../common/error-catalogue';
-import { assertDisputable, assertResolvable, closedAfterDecision } from './market-state';
+import { assertClosable, assertDisputable, assertResolvable } from './market-state';
 
 describe('market transitions', () => {
   it('resolves only a monitoring market', () => {
@@ -16,7 +16,7 @@ describe('market transitions', () => {
   });
 
   it('closes a disputed market after a decision, and nothing else', () => {
-    expect(closedAfterDecision('disputed')).toBe('closed');
-    expect(() => closedAfterDecision('resolved')).toThrow();
+    expect(() => assertClosable('disputed')).not.toThrow();
+    expect(() => assertClosable('resolved')).toThrow();
   });
 });

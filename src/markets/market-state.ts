@@ -19,10 +19,7 @@ export function assertDisputable(status: MarketStatus): void {
   if (status !== 'resolved') throw new ApiError(ErrorCatalogue.MARKET_NOT_RESOLVED);
 }
 
-/** disputed → closed: the review's decision closes the market. */
-export function closedAfterDecision(status: MarketStatus): MarketStatus {
-  if (status !== 'disputed') {
-    throw new Error(`a decided dispute's market must be disputed, found ${status}`);
-  }
-  return 'closed';
+/** disputed → closed: the review's decision closes the market (a disputed market has an open dispute). */
+export function assertClosable(status: MarketStatus): void {
+  if (status !== 'disputed') throw new Error(`a decided dispute's market must be disputed, found ${status}`);
 }

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { MarketsController } from './markets.controller';
 import { MarketsService } from './markets.service';
-import { PublicMarketCache } from './public-market-cache';
+import { MarketChangeFeed } from './public-records/change-feed';
+import { PublicRecords } from './public-records/public-records';
 
 @Module({
   controllers: [MarketsController],
-  providers: [MarketsService, PublicMarketCache],
-  exports: [MarketsService, PublicMarketCache],
+  providers: [MarketsService, MarketChangeFeed, PublicRecords],
+  exports: [MarketsService],
 })
 export class MarketsModule {}

@@ -2,26 +2,30 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
-import { SqlPool } from '../database/sql-pool';
 import { isUniqueViolation } from '../database/database-errors';
+import { adHocStatement, Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
-import { assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
+import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
 import { Market } from './market.entity';
 import { Proof } from './proof.entity';
-import { PublicMarketCache } from './public-market-cache';
+import { PublicRecords } from './public-records/public-records';
 import type { PublicMarketQuery } from './public-market-query';
 
-const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
-const MARKET_BY_ID_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.id = $1`;
+const PUBLIC_MARKET = statement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`);
+const MARKET_BY_ID = statement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.id = $1`);
+const LOCK_MARKET = statement<LockedMarket>('SELECT id, source, slug, status, verdict FROM markets WHERE id = $1 FOR UPDATE');
+const MARK_DISPUTED = statement(`UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = $1`);
+const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now() WHERE id = $1`);
 
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
 // created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
-const MARKET_LIST_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m
+// Planned per call: which filters are given decides the best plan.
+const MARKET_LIST = adHocStatement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m
   WHERE ($1::text IS NULL OR m.source = $1)
     AND ($2::text IS NULL OR m.status = $2)
     AND ($3::text IS NULL OR m.slug ILIKE $3 ESCAPE '\\')
     AND ($4::bigint IS NULL OR m.id < $4)
-  ORDER BY m.id DESC LIMIT $5`;
+  ORDER BY m.id DESC LIMIT $5`);
 
 /** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
 export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
@@ -56,38 +60,29 @@ export interface Resolution {
 @Injectable()
 export class MarketsService {
   constructor(
-    private readonly sql: SqlPool,
-    private readonly cache: PublicMarketCache,
+    private readonly sql: Sql,
+    private readonly records: PublicRecords,
   ) {}
 
   /** get_public_market: the hot path partners poll; from the cache, else one indexed round trip. */
   findPublicMarkets({ source, slug }: PublicMarketQuery): Promise<JsonText> {
-    return this.cache.get(source, slug, () => this.readPublicMarkets(source, slug));
-  }
-
-  private async readPublicMarkets(source: string, slug: string): Promise<JsonText> {
-    const rows = await this.sql.prepared<{ item: MarketItem }>('public_market_v1', PUBLIC_MARKET_SQL, [source, slug]);
-    return JsonText.of({ markets: rows.map((row) => row.item) });
+    return this.records.get(source, slug, async () => {
+      const rows = await this.sql.rows(PUBLIC_MARKET, [source, slug]);
+      return JsonText.of({ markets: rows.map((row) => row.item) });
+    });
   }
 
   /**
    * Inside a transaction that changes a market's public record; await the function it returns
-   * after the commit, before answering (see PublicMarketCache.afterCommit).
+   * after the commit, before answering (see PublicRecords.afterCommit).
    */
   changing(manager: EntityManager, market: { source: string; slug: string }): Promise<() => Promise<void>> {
-    return this.cache.afterCommit(manager, market.source, market.slug);
-  }
-
-  /** After transaction `txid` committed a change to a market's public record, before answering. */
-  written(txid: string, market: { source: string; slug: string }): Promise<void> {
-    return this.cache.afterWrite(txid, market.source, market.slug);
+    return this.records.afterCommit(manager, market.source, market.slug);
   }
 
   /** One page of markets for the back office, plus whether more follow. */
   async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
-    // Unnamed, so planned for each filter combination (a named statement's generic plan would
-    // serve every combination with one plan).
-    const { rows } = await this.sql.pool.query<{ item: MarketItem }>(MARKET_LIST_SQL, [
+    const rows = await this.sql.rows(MARKET_LIST, [
       page.source ?? null,
       page.status ?? null,
       page.slugContains === undefined ? null : likeContaining(page.slugContains),
@@ -98,23 +93,27 @@ export class MarketsService {
   }
 
   async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {
-    const rows: { item: MarketItem }[] = await manager.query(MARKET_BY_ID_SQL, [id]);
-    if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
-    return rows[0].item;
+    const [row] = await this.sql.rows(MARKET_BY_ID, [id], manager);
+    if (!row) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    return row.item;
   }
 
   /** Reads and row-locks a market for the rest of the transaction (4040 when absent). */
   async lockMarket(manager: EntityManager, id: string): Promise<LockedMarket> {
-    const rows: LockedMarket[] = await manager.query(
-      'SELECT id, source, slug, status, verdict FROM markets WHERE id = $1 FOR UPDATE',
-      [id],
-    );
-    if (rows.length === 0) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
-    return rows[0];
+    const [market] = await this.sql.rows(LOCK_MARKET, [id], manager);
+    if (!market) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
+    return market;
   }
 
-  async setStatus(manager: EntityManager, id: string, status: MarketStatus): Promise<void> {
-    await manager.query('UPDATE markets SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+  /** resolved → disputed, for a market locked in `manager`'s transaction whose dispute was just filed. */
+  async markDisputed(manager: EntityManager, market: LockedMarket): Promise<void> {
+    await this.sql.rows(MARK_DISPUTED, [market.id], manager);
+  }
+
+  /** disputed → closed, for a market locked in `manager`'s transaction, once its dispute is decided. */
+  async closeAfterDecision(manager: EntityManager, market: LockedMarket): Promise<void> {
+    assertClosable(market.status);
+    await this.sql.rows(CLOSE, [market.id], manager);
   }
 
   /** A new market in `monitoring` (4093 when its (source, slug) exists). */
@@ -139,11 +138,9 @@ export class MarketsService {
       reasoning: resolution.reasoning,
       resolvedAt: resolution.resolvedAt,
     });
-    if (resolution.proofs.length > 0) {
-      await manager.insert(
-        Proof,
-        resolution.proofs.map((proof, position) => ({ marketId: id, position, chain: proof.chain, txHash: proof.tx_hash })),
-      );
-    }
+    await manager.insert(
+      Proof,
+      resolution.proofs.map((proof, position) => ({ marketId: id, position, chain: proof.chain, txHash: proof.tx_hash })),
+    );
   }
 }

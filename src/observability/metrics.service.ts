@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { SqlPool } from '../database/sql-pool';
+import { Sql } from '../database/sql';
 
 /**
  * The Prometheus metrics. The HTTP status is always 200 under the envelope, so requests are
@@ -93,7 +93,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(sql: SqlPool) {
+  constructor(sql: Sql) {
     new Gauge({
       name: 'oracle_db_pool_connections',
       help: 'Database pool connections: in_use, idle, and requests waiting for one',

@@ -50,13 +50,22 @@ function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
 }
 
 /** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
-export function rateLimitOptions(config: ConfigService<Environment, true>, metrics: MetricsService): ThrottlerModuleOptions {
+export async function rateLimitOptions(config: ConfigService<Environment, true>, metrics: MetricsService): Promise<ThrottlerModuleOptions> {
   const perMinute: Record<RateLimitKind, number> = {
     public: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
     dispute: config.get('RATE_LIMIT_DISPUTE_PER_MINUTE', { infer: true }),
     admin: config.get('RATE_LIMIT_ADMIN_PER_MINUTE', { infer: true }),
   };
   const redisUrl = config.get('REDIS_URL', { infer: true });
+  const redis = redisUrl
+    ? new RedisThrottlerStorage({
+        url: redisUrl,
+        prefix: config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }),
+        commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS', { infer: true }),
+        onFailure: storeFailureReporter(metrics),
+      })
+    : undefined;
+  await redis?.connect();
   return {
     throttlers: [
       {
@@ -69,13 +78,6 @@ export function rateLimitOptions(config: ConfigService<Environment, true>, metri
         generateKey: (context, tracker, name) => `${context.getClass().name}.${context.getHandler().name}:${name}:${tracker}`,
       },
     ],
-    storage: redisUrl
-      ? new RedisThrottlerStorage({
-          url: redisUrl,
-          prefix: config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }),
-          commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS', { infer: true }),
-          onFailure: storeFailureReporter(metrics),
-        })
-      : new MemoryThrottlerStorage(),
+    storage: redis ?? new MemoryThrottlerStorage(),
   };
 }

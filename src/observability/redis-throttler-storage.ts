@@ -50,6 +50,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
 
   constructor(private readonly options: RedisStorageOptions) {
     this.redis = new Redis(options.url, {
+      lazyConnect: true,
       commandTimeout: options.commandTimeoutMs,
       connectTimeout: 2000,
       maxRetriesPerRequest: 0,
@@ -58,6 +59,14 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     });
     this.redis.on('error', (error: Error) => options.onFailure(error));
     this.redis.defineCommand('throttleHit', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
+  }
+
+  /**
+   * Connects before the first request, so that instances starting together share their counts
+   * from the start; should Redis not answer, the instance starts anyway (and counts in memory).
+   */
+  async connect(): Promise<void> {
+    await this.redis.connect().catch((error: Error) => this.options.onFailure(error));
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<StorageRecord> {

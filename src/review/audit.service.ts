@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AdminActor } from '../auth/reviewers.service';
-import { AuditEvent } from './audit-event.entity';
+import { Sql, statement } from '../database/sql';
+import { rfc3339 } from '../markets/market-item';
 import type { AuditEventView } from './audit-event-view';
 
 export interface AuditEntry {
@@ -11,6 +11,11 @@ export interface AuditEntry {
   /** Never a key or any other secret. */
   details?: Record<string, unknown>;
 }
+
+const APPEND_EVENT = statement('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)');
+const AUDIT_PAGE = statement<Omit<AuditEventView, 'id'> & { id: string }>(`
+  SELECT id, ${rfc3339('at')} AS at, actor, action, target, details FROM audit_events
+  WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2`);
 
 /** What an audited write returns: its result, and the event to append. */
 export interface AuditedWrite<T> {
@@ -21,37 +26,23 @@ export interface AuditedWrite<T> {
 /** The audit trail: every admin write is appended in the transaction of the write itself. */
 @Injectable()
 export class AuditService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Runs an admin write and appends its audit event; both commit or neither does. */
   async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.sql.transaction(async (manager) => {
       const { result, audit } = await write(manager);
       const details = { actor_id: actor.id === null ? null : Number(actor.id), ...audit.details };
-      await manager.query('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)', [
-        actor.name,
-        audit.action,
-        audit.target,
-        JSON.stringify(details),
-      ]);
+      await this.sql.rows(APPEND_EVENT, [actor.name, audit.action, audit.target, JSON.stringify(details)], manager);
       return result;
     });
   }
 
   /** Newest first. */
   async list(page: { beforeId?: string; limit: number }): Promise<{ events: AuditEventView[]; hasMore: boolean }> {
-    const query = this.dataSource.getRepository(AuditEvent).createQueryBuilder('e').orderBy('e.id', 'DESC').limit(page.limit + 1);
-    if (page.beforeId) query.where('e.id < :beforeId', { beforeId: page.beforeId });
-    const rows = await query.getMany();
+    const rows = await this.sql.rows(AUDIT_PAGE, [page.beforeId ?? null, page.limit + 1]);
     return {
-      events: rows.slice(0, page.limit).map((event) => ({
-        id: Number(event.id),
-        at: event.at.toISOString(),
-        actor: event.actor,
-        action: event.action,
-        target: event.target,
-        details: event.details,
-      })),
+      events: rows.slice(0, page.limit).map(({ id, ...event }) => ({ id: Number(id), ...event })),
       hasMore: rows.length > page.limit,
     };
   }

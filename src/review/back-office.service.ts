@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import type { AdminRole } from '../auth/reviewer.entity';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
 import { parseRfc3339 } from '../common/rfc3339';
+import { Sql } from '../database/sql';
 import type { AdminDispute } from '../disputes/admin-dispute';
-import { countDisputesByStatus } from '../disputes/dispute-counts';
 import type { DecisionType } from '../disputes/dispute-state';
 import { DisputesService } from '../disputes/disputes.service';
 import type { MarketItem } from '../markets/market-item';
@@ -24,7 +23,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 @Injectable()
 export class BackOfficeService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly audit: AuditService,
     private readonly reviewers: ReviewersService,
     private readonly partnerKeys: PartnerKeysService,
@@ -119,7 +118,7 @@ export class BackOfficeService {
   async recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
     const decided = await this.recordMarketChange(actor, async (manager) => {
       await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
-      const dispute = await this.disputes.getAdminDispute(manager, disputeId);
+      const dispute = await this.disputes.getAdminDispute(disputeId, manager);
       return {
         result: dispute,
         audit: {
@@ -152,15 +151,15 @@ export class BackOfficeService {
   }
 
   getDispute(id: string): Promise<AdminDispute> {
-    return this.disputes.getAdminDispute(this.dataSource.manager, id);
+    return this.disputes.getAdminDispute(id);
   }
 
   countDisputes() {
-    return countDisputesByStatus(this.dataSource.manager);
+    return this.disputes.countByStatus();
   }
 
   async listReviewers() {
-    const reviewers = await this.reviewers.listReviewers(this.dataSource.manager);
+    const reviewers = await this.reviewers.listReviewers(this.sql.manager);
     return reviewers.map((reviewer) => ({
       id: Number(reviewer.id),
       name: reviewer.name,
@@ -171,7 +170,7 @@ export class BackOfficeService {
   }
 
   async listPartners() {
-    const partners = await this.partnerKeys.listPartners(this.dataSource.manager);
+    const partners = await this.partnerKeys.listPartners(this.sql.manager);
     return partners.map((partner) => ({
       source: partner.source,
       name: partner.name,

@@ -77,7 +77,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
   const { DataSource } = await import('typeorm');
-  const { PublicMarketCache } = await import('../../src/markets/public-market-cache');
+  const { PublicRecords } = await import('../../src/markets/public-records/public-records');
   const app = await createApp();
   await app.init();
   return {
@@ -85,7 +85,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
     http: request(app.getHttpServer()),
     dataSource: app.get(DataSource),
     databaseUrl: database.url,
-    heard: (txid, source, slug) => app.get(PublicMarketCache).afterWrite(txid, source, slug),
+    heard: (txid, source, slug) => app.get(PublicRecords).written(txid, source, slug),
     async close() {
       await app.close();
       await database.drop();

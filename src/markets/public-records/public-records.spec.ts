@@ -1,0 +1,90 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ConfigService } from '@nestjs/config';
+import { JsonText } from '../../common/json-text';
+import type { Environment } from '../../config/environment';
+import type { Sql } from '../../database/sql';
+import type { MetricsService } from '../../observability/metrics.service';
+import type { ChangeListener, MarketChangeFeed } from './change-feed';
+import { PublicRecords } from './public-records';
+
+/** PublicRecords over a stand-in feed the test drives (the e2e suites run the real one). */
+function recordsWith(ttlMs = 60_000) {
+  const values: Record<string, number> = { PUBLIC_CACHE_TTL_MS: ttlMs, PUBLIC_CACHE_MAX_ENTRIES: 100 };
+  const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
+  const counter = { inc: () => undefined };
+  const metrics = { publicCache: { labels: () => counter }, publicCacheReloads: counter } as unknown as MetricsService;
+  let listener!: ChangeListener;
+  const feed = { live: true, subscribe: (subscriber: ChangeListener) => (listener = subscriber) };
+  const records = new PublicRecords(config, feed as unknown as MarketChangeFeed, {} as Sql, metrics);
+  return { records, feed, hear: () => listener };
+}
+
+/** A loader that counts its calls and answers with the record's current version. */
+function recordSource() {
+  const source = { version: 1, loads: 0, load: async () => (source.loads++, new JsonText(`v${source.version}`)) };
+  return source;
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe('PublicRecords', () => {
+  it('answers repeated reads from one load, and concurrent misses share it', async () => {
+    const { records } = recordsWith();
+    const record = recordSource();
+    const [a, b] = await Promise.all([records.get('acme', 'm', record.load), records.get('acme', 'm', record.load)]);
+    expect((await records.get('acme', 'm', record.load)).json).toBe('v1');
+    expect([a.json, b.json, record.loads]).toEqual(['v1', 'v1', 1]);
+  });
+
+  it('loads afresh once a change is heard, and does not store a read that began before it', async () => {
+    const { records, hear } = recordsWith();
+    const slow = deferred<JsonText>();
+    const before = records.get('acme', 'm', () => slow.promise);
+    hear().changed('acme', 'm', '42');
+    slow.resolve(new JsonText('old'));
+    expect((await before).json).toBe('old'); // that reader asked before the change
+    const record = recordSource();
+    record.version = 2;
+    expect((await records.get('acme', 'm', record.load)).json).toBe('v2');
+    expect((await records.get('acme', 'm', record.load)).json).toBe('v2');
+    expect(record.loads).toBe(1);
+  });
+
+  it('goes to the database for every read while the feed is deaf, and starts empty when it hears again', async () => {
+    const { records, feed, hear } = recordsWith();
+    const record = recordSource();
+    await records.get('acme', 'm', record.load);
+    feed.live = false;
+    hear().deaf();
+    await records.get('acme', 'm', record.load);
+    await records.get('acme', 'm', record.load);
+    expect(record.loads).toBe(3);
+    feed.live = true;
+    hear().live();
+    record.version = 2;
+    expect((await records.get('acme', 'm', record.load)).json).toBe('v2');
+  });
+
+  it('caches nothing when its TTL is 0', async () => {
+    const { records } = recordsWith(0);
+    const record = recordSource();
+    await records.get('acme', 'm', record.load);
+    await records.get('acme', 'm', record.load);
+    expect(record.loads).toBe(2);
+  });
+
+  it('lets a writer answer once its transaction is heard', async () => {
+    const { records, hear } = recordsWith();
+    const written = records.written('7', 'acme', 'm');
+    let answered = false;
+    void written.then(() => (answered = true));
+    await new Promise((done) => setTimeout(done, 20));
+    expect(answered).toBe(false);
+    hear().changed('acme', 'm', '7');
+    await written;
+  });
+});

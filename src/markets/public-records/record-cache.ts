@@ -1,0 +1,99 @@
+/** Time and chance, given to the cache so that its tests control both. */
+export interface CacheClock {
+  now(): number;
+  /** A number in [0, 1). */
+  random(): number;
+}
+
+export const systemClock: CacheClock = { now: () => Date.now(), random: () => Math.random() };
+
+interface Entry<V> {
+  /** The cached value, or null for a tombstone: the key changed at `version`. */
+  value: V | null;
+  version: number;
+  expiresAt: number;
+  /** From then on, a hit asks for a reload ahead of expiry (once). */
+  reloadAt: number;
+}
+
+/** Taken when a read starts; its result may be stored only if nothing changed since. */
+export interface ReadTicket {
+  version: number;
+  generation: number;
+}
+
+/**
+ * Records by key, pure: no I/O and no timers, only what it is told and its clock. Never serves
+ * a value older than the last change it was told of:
+ * - `evict` leaves a tombstone with a new version, so a read that started before the change
+ *   cannot store what it read (`store` compares versions);
+ * - `clear` starts a new generation: nothing read before it is stored after it;
+ * - every value expires between half the TTL and the TTL after it was read (at random, so that
+ *   records cached together do not expire together), and in the last quarter of its life a
+ *   lookup says it is due for a reload, once.
+ * The oldest entries go first beyond `maxEntries`.
+ */
+export class RecordCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private version = 0;
+  private generation = 0;
+  /** The newest tombstone dropped to make room, so that a read cannot mistake its key for unchanged. */
+  private droppedTombstone = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+    private readonly clock: CacheClock = systemClock,
+  ) {}
+
+  /** The value to serve for `key`, and whether the caller should reload it ahead of its expiry. */
+  lookup(key: string): { value: V; reloadAhead: boolean } | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.value === null) return undefined;
+    const now = this.clock.now();
+    if (entry.expiresAt <= now) return undefined;
+    const reloadAhead = entry.reloadAt <= now;
+    if (reloadAhead) entry.reloadAt = Infinity; // one reload; should it fail, the value expires as it would have
+    return { value: entry.value, reloadAhead };
+  }
+
+  startRead(): ReadTicket {
+    return { version: this.version, generation: this.generation };
+  }
+
+  /** Stores what a read begun at `ticket` got, unless `key` changed or the cache was cleared since. */
+  store(key: string, value: V, ticket: ReadTicket): boolean {
+    if (ticket.generation !== this.generation) return false;
+    const current = this.entries.get(key);
+    const changedSince = current === undefined ? this.droppedTombstone > ticket.version : current.version > ticket.version;
+    if (changedSince) return false;
+    const now = this.clock.now();
+    const lifetime = this.ttlMs - Math.floor(this.clock.random() * (this.ttlMs / 2));
+    this.put(key, { value, version: ticket.version, expiresAt: now + lifetime, reloadAt: now + Math.floor(lifetime * 0.75) });
+    return true;
+  }
+
+  /** `key` changed: forget it, and refuse what reads started before now would store. */
+  evict(key: string): void {
+    this.put(key, { value: null, version: ++this.version, expiresAt: 0, reloadAt: 0 });
+  }
+
+  /** Forget everything (changes may have gone unheard): reads under way will not store either. */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private put(key: string, entry: Entry<V>): void {
+    this.entries.delete(key); // re-inserted last: Map order is the eviction order
+    this.entries.set(key, entry);
+    if (this.entries.size <= this.maxEntries) return;
+    const [oldestKey, oldest] = this.entries.entries().next().value!;
+    if (oldest.value === null) this.droppedTombstone = Math.max(this.droppedTombstone, oldest.version);
+    this.entries.delete(oldestKey);
+  }
+}
