@@ -768,12 +768,11 @@ describe('fuzzing the partner and admin routes', () => {
   const pageQuery = (withStatus: boolean) => {
     const cursors = () => {
       const ids = [...state.tables.disputes.keys(), ...state.tables.audit_events.keys()];
-      const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+      const encode = (id: bigint | string) => BigInt(id).toString(36);
       return fc.oneof(
-        fc.constantFrom(...ids).map((id) => encode(`id:${id}`)),
-        fc.constantFrom('id:0', 'id:01', 'id:-1', 'id:9223372036854775807', 'id:9223372036854775808', 'id:9999999999999999999', 'id:99999999999999999999', 'id:1 ', 'ID:1', 'id:1\u0000', '').map(encode),
-        fc.bigInt({ min: 1n, max: 10n ** 19n - 1n }).map((id) => encode(`id:${id}`)),
-        fc.constantFrom('aWQ6MQ==', 'aWQ6MQ', 'aWQ6MQ%3D%3D', 'aWQ6', '____', '-', 'x'.repeat(65)),
+        fc.constantFrom(...ids).map(encode),
+        fc.constantFrom('0', '00', 'z'.repeat(12), 'z'.repeat(13), '1'.repeat(13), 'Z', '-1', '%201', '1%20', '1%00', 'aWQ6MQ', ''),
+        fc.bigInt({ min: 1n, max: 36n ** 13n }).map(encode),
         wireText(['&', '=']),
       );
     };
@@ -1226,7 +1225,7 @@ describe('fuzzing the partner and admin routes', () => {
       const { envelope } = await judge('regressions', response, [code], echoes);
       expect(envelope).toEqual({ code, msg: CATALOGUE_MSG.get(code), detail });
     };
-    const cursor = (id: string) => Buffer.from(`id:${id}`, 'utf8').toString('base64url');
+    const cursor = (id: string) => BigInt(id).toString(36);
 
     it('a body field nested thousands of levels deep is 4000 (it overflowed the stack: 5000)', async () => {
       const market = await freshMarket();
@@ -1244,11 +1243,12 @@ describe('fuzzing the partner and admin routes', () => {
 
     it('a cursor past the bigint range is 4000 (PostgreSQL refused it: 5000)', async () => {
       for (const path of ['/admin/disputes', '/admin/audit']) {
-        for (const id of ['9223372036854775808', '9999999999999999999']) {
+        for (const id of ['9223372036854775808', String(36n ** 12n)]) {
           await rejected(await asMaster('GET', `${path}?cursor=${cursor(id)}`), 4000, 'cursor is not a cursor this service issued');
         }
       }
-      const { envelope } = await judge('regressions', await asMaster('GET', `/admin/disputes?cursor=${cursor('9223372036854775807')}`), [0]);
+      // The largest cursor of the documented form names an id far past any, and is a page.
+      const { envelope } = await judge('regressions', await asMaster('GET', '/admin/disputes?cursor=zzzzzzzzzzzz'), [0]);
       expect(envelope.data).toEqual({ disputes: [], next_cursor: null });
     });
 

@@ -112,7 +112,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
 
   it('documents the envelope, every field with an example, and the codes of each route', async () => {
     const { body: document } = await t.http.get('/docs-json');
-    type Schema = { type?: string; example?: unknown; $ref?: string; items?: Schema; allOf?: Schema[]; properties?: Record<string, Schema> };
+    type Schema = { type?: string | string[]; example?: unknown; $ref?: string; items?: Schema; allOf?: Schema[]; properties?: Record<string, Schema> };
     const schemas = document.components.schemas as Record<string, Schema>;
 
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
@@ -131,7 +131,8 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     const missing: string[] = [];
     for (const [name, schema] of Object.entries(schemas)) {
       for (const [field, property] of Object.entries(schema.properties ?? {})) {
-        const scalar = property.type !== undefined && property.type !== 'array' && property.type !== 'object';
+        const types = ([] as (string | undefined)[]).concat(property.type);
+        const scalar = property.type !== undefined && !types.includes('array') && !types.includes('object');
         if (scalar && property.example === undefined) missing.push(`${name}.${field}`);
       }
     }
@@ -143,7 +144,10 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
       ['id', 'status', 'submitter_selection', 'reason_text', 'submitted_at', 'decision', 'market_id', 'source', 'slug', 'verdict',
         'market_status', 'submitter_id', 'submitter_name'].sort(),
     );
-    expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({ type: 'integer', format: 'int64', example: 2 });
+    expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({
+      oneOf: [{ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }],
+      example: 2,
+    });
   });
 
   it('sets security headers on API routes', async () => {

@@ -452,7 +452,7 @@ describe('review back office (/admin)', () => {
       expect((await master.get('/admin/disputes?limit=0')).body).toEqual(
         error(4000, 'invalid request', 'limit must be an integer from 1 to 100'),
       );
-      expect((await master.get('/admin/disputes?cursor=zzz')).body).toEqual(
+      expect((await master.get('/admin/disputes?cursor=ZZZ')).body).toEqual(
         error(4000, 'invalid request', 'cursor is not a cursor this service issued'),
       );
       expect((await master.get('/admin/disputes?sort=desc')).body).toEqual(

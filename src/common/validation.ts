@@ -8,6 +8,18 @@ import { parseRfc3339 } from './rfc3339';
 /** Trims string input; leaves other types for the validators to reject. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
+// For the OpenAPI document, text as the rules below accept it, as patterns: no NUL and no
+// unpaired surrogate, and something left once trimmed (a variation selector alone counts as
+// nothing). Stricter than the rules at the edges (a length is counted before trimming), never looser.
+const STORABLE = '[^\\u0000\\uD800-\\uDFFF]';
+const counted = (excluded: string) => `[^${excluded}\\u0000\\uD800-\\uDFFF\\uFE0E\\uFE0F]`;
+/** Storable text with something in it once trimmed. */
+export const TEXT_PATTERN = `^${STORABLE}*${counted('\\s')}${STORABLE}*$`;
+/** A slug: something in it once trimmed of spaces and `/`. */
+export const SLUG_PATTERN = `^${STORABLE}*${counted('\\s/')}${STORABLE}*$`;
+/** Storable text that is not empty, taken as it is (not trimmed). */
+export const NON_EMPTY_PATTERN = `^${STORABLE}*${counted('')}${STORABLE}*$`;
+
 /**
  * A required string, trimmed, then 1 to `max` characters long (4000 otherwise); the OpenAPI
  * document states the same bounds.
@@ -20,7 +32,7 @@ export function RequiredText(max: number): PropertyDecorator {
     IsString({ message }),
     Length(1, max, { message }),
     StorableText(),
-    ApiProperty({ type: String, minLength: 1, maxLength: max, description: `Trimmed, then 1 to ${max} characters` }),
+    ApiProperty({ type: String, minLength: 1, maxLength: max, pattern: TEXT_PATTERN, description: `Trimmed, then 1 to ${max} characters` }),
   );
 }
 

@@ -12,10 +12,16 @@ export const REASON_MAX = 4000;
 /** submit_dispute's body (spec §4.2, contract §2). */
 export class SubmitDisputeDto {
   /**
-   * The market's id as get_public_market returns it (a JSON integer or a string of digits).
+   * The market's id as get_public_market returns it: a JSON integer, or a string of digits
+   * (int64 as a string); at most 2^53-1, never rounded.
    * @example 2
    */
-  @ApiProperty({ type: 'integer', format: 'int64' })
+  @ApiProperty({
+    oneOf: [
+      { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      { type: 'string', pattern: '^[1-9][0-9]{0,14}$' },
+    ],
+  })
   @IsDefined()
   @ToSafeId()
   @IsSafeId()
@@ -44,9 +50,11 @@ export class SubmitDisputeDto {
   reason_text: string;
 
   /**
-   * RFC 3339 timestamp; omitted or not a valid one, the server's time is used (spec §4.2).
+   * When the submitter filed it: an RFC 3339 timestamp. Any other value, or none, is not an error:
+   * the server's time is used instead (spec §4.2).
    * @example "2026-11-02T08:00:00Z"
    */
+  @ApiProperty({ type: 'string', required: false })
   @Allow()
   @Transform(({ value }: { value: unknown }) => parseRfc3339(value))
   submitted_at?: Date;

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorCatalogue } from '../common/error-catalogue';
+import { finishDocument } from './finish-document';
 
 export const PARTNER_KEY_SCHEME = 'partner-key';
 export const ADMIN_KEY_SCHEME = 'admin-key';
@@ -38,6 +39,6 @@ export function setUpApiDocs(app: INestApplication): void {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key' }, PARTNER_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'soa_ key', description: 'Admin or reviewer key, or ADMIN_MASTER_KEY' }, ADMIN_KEY_SCHEME)
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = finishDocument(SwaggerModule.createDocument(app, config));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -1,10 +1,21 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, getSchemaPath } from '@nestjs/swagger';
 import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
 /** Codes any enveloped route can answer with, whatever it does. */
 const ALWAYS: ErrorName[] = ['TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE'];
+
+const seconds = { type: 'integer', minimum: 0 } as const;
+
+/** The headers of every enveloped answer (rate limits: every enveloped route is limited). */
+const ENVELOPE_HEADERS = {
+  'x-request-id': { description: 'The id of this request, also in its log line: yours echoed when it is 1-128 of A-Z a-z 0-9 . _ : -', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests this route allows per minute (to this IP, key or admin credential)', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Seconds until the current minute ends', schema: seconds },
+  'Retry-After': { description: 'With 4290 and 5031: seconds to wait before trying again', schema: seconds },
+} as const;
 
 function successEnvelope(data: Type<unknown>) {
   return {
@@ -31,6 +42,11 @@ export function ApiEnvelope(data: Type<unknown>, summary: string, errors: ErrorN
     ApiOkResponse({
       description: `Always HTTP 200; the envelope's \`code\` tells success (0) from error. Error codes: ${codes.join('; ')}.`,
       schema: { oneOf: [successEnvelope(data), { $ref: getSchemaPath(ErrorEnvelope) }] },
+      headers: ENVELOPE_HEADERS,
     }),
   );
 }
+
+/** A path id: the positive integer ParseIdPipe accepts. */
+export const ApiIdParam = (name: string, example: number, description: string) =>
+  ApiParam({ name, description, example, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } });

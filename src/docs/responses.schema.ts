@@ -14,6 +14,7 @@ export class ErrorEnvelope {
    * A non-zero code from the catalogue.
    * @example 4100
    */
+  @ApiProperty({ type: 'integer' })
   code: number;
 
   /**

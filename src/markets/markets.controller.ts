@@ -1,9 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { SLUG_PATTERN, TEXT_PATTERN } from '../common/validation';
 import { ApiEnvelope } from '../docs/api-envelope.decorator';
 import { PublicMarketData } from '../docs/responses.schema';
 import type { JsonText } from '../common/json-text';
 import { MarketsService } from './markets.service';
+import { SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
 import { parsePublicMarketQuery } from './public-market-query';
 import { RateLimit } from '../observability/rate-limits';
 
@@ -20,8 +22,20 @@ export class MarketsController {
     'SOURCE_REQUIRED',
     'INVALID_REQUEST',
   ])
-  @ApiQuery({ name: 'slug', type: String, required: true, example: 'btc-above-100k-2026', description: 'Market slug; leading and trailing "/" are ignored' })
-  @ApiQuery({ name: 'source', type: String, required: true, example: 'demo', description: 'The partner-specific source identifier' })
+  @ApiQuery({
+    name: 'slug',
+    required: true,
+    example: 'btc-above-100k-2026',
+    description: 'Market slug; leading and trailing spaces and "/" are ignored',
+    schema: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: SLUG_PATTERN },
+  })
+  @ApiQuery({
+    name: 'source',
+    required: true,
+    example: 'demo',
+    description: 'The partner-specific source identifier; leading and trailing spaces are ignored',
+    schema: { type: 'string', minLength: 1, maxLength: SOURCE_MAX_LENGTH, pattern: TEXT_PATTERN },
+  })
   getPublicMarket(@Query() query: Record<string, unknown>): Promise<JsonText> {
     return this.markets.findPublicMarkets(parsePublicMarketQuery(query));
   }

@@ -1,3 +1,4 @@
+import { length } from 'class-validator';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isStorableText } from '../common/validation';
 import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
@@ -42,7 +43,7 @@ function readText(
     return undefined;
   }
   const normalized = normalize(value);
-  if (normalized.length > maxLength) {
+  if (!length(normalized, 0, maxLength)) {
     problems.push(`${name} must be at most ${maxLength} characters`);
     return undefined;
   }

@@ -1,26 +1,29 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
-const MAX_BIGINT = 9223372036854775807n;
-
 /** A page's size when the query names none. */
 export const DEFAULT_PAGE_SIZE = 20;
 
 /**
- * Keyset cursors: an opaque token naming the last row id a page showed. Opaque so clients
- * do not build them, stable because ids never change.
+ * What a cursor looks like: up to 12 base-36 digits, so that every token of this form names an
+ * id a bigint column holds (36^12 < 2^63), and the OpenAPI document can say exactly which
+ * tokens are valid.
+ */
+export const CURSOR_PATTERN = '^[0-9a-z]{1,12}$';
+const CURSOR = new RegExp(CURSOR_PATTERN);
+
+/**
+ * Keyset cursors: a token naming the last row id a page showed, in base 36. Clients pass back
+ * the `next_cursor` they were given and build none; stable because ids never change.
  */
 export function encodeCursor(lastId: string | number): string {
-  return Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
+  return BigInt(lastId).toString(36);
 }
 
 export function decodeCursor(cursor: string): string {
-  const decoded = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const match = /^id:([1-9]\d{0,18})$/.exec(decoded);
-  // Ids are bigint: a larger number was never issued (and PostgreSQL would reject it, → 5000).
-  if (!match || BigInt(match[1]) > MAX_BIGINT) {
-    throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
-  }
-  return match[1];
+  if (!CURSOR.test(cursor)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
+  let id = 0n;
+  for (const digit of cursor) id = id * 36n + BigInt(Number.parseInt(digit, 36));
+  return id.toString();
 }
 
 /** The id a query's optional `cursor` names (4000 for a token this service did not issue). */

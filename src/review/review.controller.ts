@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ParseIdPipe } from '../common/validation';
+import { SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { AuditService } from './audit.service';
 import { BackOfficeService } from './back-office.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from './cursor';
@@ -15,17 +16,27 @@ import {
   MarketListQueryDto,
   PageQueryDto,
   ResolveMarketDto,
+  SOURCE_PATTERN,
 } from './review.dto';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
 import { RateLimit } from '../observability/rate-limits';
-import { ApiEnvelope } from '../docs/api-envelope.decorator';
+import { ApiEnvelope, ApiIdParam } from '../docs/api-envelope.decorator';
 import type { ErrorName } from '../common/error-catalogue';
 import * as Schemas from '../docs/responses.schema';
 
 /** Codes every admin route can answer with: credentials, role, malformed input. */
 const READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
 const WRITE: ErrorName[] = [...READ, 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE'];
+
+/** The partner source in a path. */
+const ApiSourceParam = () =>
+  ApiParam({
+    name: 'source',
+    description: 'The partner\'s source',
+    example: 'acme',
+    schema: { type: 'string', minLength: 1, maxLength: SOURCE_MAX_LENGTH, pattern: SOURCE_PATTERN },
+  });
 
 /** The review back office (contract §4). */
 @ApiTags('admin')
@@ -55,6 +66,7 @@ export class ReviewController {
   }
 
   @Delete('reviewers/:id')
+  @ApiIdParam('id', 3, 'The reviewer account\'s id')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string) {
@@ -77,6 +89,7 @@ export class ReviewController {
   }
 
   @Post('partners/:source/keys')
+  @ApiSourceParam()
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.IssuedKey, 'Issue another API key for a partner (shown once)', [...WRITE, 'PARTNER_NOT_FOUND'])
@@ -85,6 +98,8 @@ export class ReviewController {
   }
 
   @Delete('partners/:source/keys/:key_id')
+  @ApiSourceParam()
+  @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('key_id', ParseIdPipe) keyId: string) {
@@ -114,6 +129,7 @@ export class ReviewController {
   }
 
   @Post('markets/:id/resolve')
+  @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
@@ -142,6 +158,7 @@ export class ReviewController {
   }
 
   @Get('disputes/:id')
+  @ApiIdParam('id', 17, 'The dispute\'s id')
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'One dispute with its market and submitter', [...READ, 'DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string) {
@@ -149,6 +166,7 @@ export class ReviewController {
   }
 
   @Post('disputes/:id/decision')
+  @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'Close an open dispute with a keep or override decision', [...WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -15,10 +16,14 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
-import { IsRfc3339, RequiredText, StorableText, Trim } from '../common/validation';
+import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText, TEXT_PATTERN, Trim } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from '../markets/market-state';
+import { CURSOR_PATTERN } from './cursor';
+
+/** A partner source: it appears in paths. */
+export const SOURCE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
 
 const text = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
@@ -42,8 +47,9 @@ export class CreatePartnerDto {
    * The partner's source identifier, issued at integration time.
    * @example "acme"
    */
+  @ApiProperty({ pattern: SOURCE_PATTERN })
   @RequiredText(SOURCE_MAX_LENGTH)
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+  @Matches(new RegExp(SOURCE_PATTERN), {
     message: '$property must start with a letter or digit and hold only letters, digits, ".", "_" and "-"',
   })
   source: string;
@@ -65,6 +71,7 @@ export class CreateMarketDto {
    * Unique within the source; leading and trailing spaces and "/" are removed.
    * @example "btc-above-100k-2026"
    */
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: SLUG_PATTERN })
   @IsDefined()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeSlug(value) : value))
   @IsString({ message: text(SLUG_MAX_LENGTH) })
@@ -111,6 +118,7 @@ export class ResolveMarketDto {
    * RFC 3339 timestamp; the server's time when omitted.
    * @example "2026-11-01T12:00:00Z"
    */
+  @ApiProperty({ type: 'string', format: 'date-time', required: false })
   @IsOptional()
   @IsRfc3339()
   resolved_at?: string;
@@ -137,6 +145,7 @@ export class PageQueryDto {
    * Page size, 1 to 100 (20 when omitted).
    * @example 20
    */
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, required: false })
   @IsOptional()
   @Transform(toInt)
   @IsInt({ message: '$property must be an integer from 1 to 100' })
@@ -145,6 +154,7 @@ export class PageQueryDto {
   limit?: number;
 
   /** The `next_cursor` of the previous page. */
+  @ApiProperty({ type: 'string', pattern: CURSOR_PATTERN, required: false })
   @IsOptional()
   @IsString({ message: '$property must be given once' })
   cursor?: string;
@@ -165,6 +175,7 @@ export class MarketListQueryDto extends PageQueryDto {
    * Only this partner source's markets (trimmed, 1 to 64 characters).
    * @example "acme"
    */
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: SOURCE_MAX_LENGTH, pattern: TEXT_PATTERN, required: false })
   @IsOptional()
   @Trim()
   @IsString({ message: text(SOURCE_MAX_LENGTH) })
@@ -185,6 +196,7 @@ export class MarketListQueryDto extends PageQueryDto {
    * `%` and `_` are plain characters, not wildcards.
    * @example "btc"
    */
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
   @IsOptional()
   @IsString({ message: text(SLUG_MAX_LENGTH) })
   @Length(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })

@@ -155,10 +155,8 @@ export const adminBodyModels: Record<keyof typeof dtoModels, (body: Record<strin
 
 /** decodeCursor's contract: a token this service issued, naming an id a bigint column can hold. */
 export function cursorId(cursor: string): string | undefined {
-  const decoded = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const match = /^id:([1-9]\d{0,18})$/.exec(decoded);
-  if (!match || BigInt(match[1]) > 9223372036854775807n) return undefined;
-  return match[1];
+  if (!/^[0-9a-z]{1,12}$/.test(cursor)) return undefined;
+  return [...cursor].reduce((id, digit) => id * 36n + BigInt(Number.parseInt(digit, 36)), 0n).toString();
 }
 
 /** GET /admin/disputes and /admin/audit query strings: 4000, or the page they ask for. */

@@ -5,6 +5,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { Fixtures, type Heard } from './fixtures';
 import { testDatabaseName } from './leftovers';
+import { OpenApiValidator } from './openapi-validator';
 
 export interface TestApp {
   app: INestApplication;
@@ -66,6 +67,34 @@ export function fixturesOf(t: TestApp): Fixtures {
   return new Fixtures(t.dataSource, t.heard);
 }
 
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/**
+ * supertest for `app`, every answer checked against the OpenAPI document the app serves
+ * (OpenApiValidator): a test fails on an answer a client generated from /docs-json would
+ * misread, whatever else it asserts.
+ */
+export async function validatedRequest(app: INestApplication): Promise<ReturnType<typeof request>> {
+  const agent = request(app.getHttpServer());
+  const validator = new OpenApiValidator((await agent.get('/docs-json')).body as Record<string, unknown>);
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || !METHODS.has(property)) return value;
+      return (url: string) =>
+        (value as (url: string) => request.Test).call(target, url).expect((response) =>
+          validator.assert({
+            method: property,
+            target: (response as unknown as { req: { path: string } }).req.path,
+            status: response.status,
+            headers: response.headers,
+            text: response.text,
+          }),
+        );
+    },
+  });
+}
+
 /** A second instance of the app on another instance's database (it drops nothing on close). */
 export function startTestAppOn(databaseUrl: string, env: Record<string, string> = {}): Promise<TestApp> {
   return bootApp({ url: databaseUrl, drop: async () => undefined }, env);
@@ -82,7 +111,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   await app.init();
   return {
     app,
-    http: request(app.getHttpServer()),
+    http: await validatedRequest(app),
     dataSource: app.get(DataSource),
     databaseUrl: database.url,
     heard: (txid, source, slug) => app.get(PublicRecords).written(txid, source, slug),
