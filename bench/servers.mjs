@@ -1,8 +1,9 @@
 // bench/servers.mjs: starting, watching and stopping the servers under test, each in its own
-// process: the service (`node dist/main.js`, as production runs it) and the baseline
-// (bench/baseline-server.mjs). Their stdout/stderr go to a log file (the service logs one JSON
-// line per request at LOG_LEVEL=info, like production); the runner scans it afterwards for
-// warnings and errors. Every child is remembered so that killAllChildren() can end them on
+// process: the service (`node dist/main.js`, as production runs it; a second one with CORS on),
+// the baseline B (bench/baseline-server.mjs) and the bare Nest app N (bench/nest-server.mjs).
+// Their stdout/stderr go to a log file (the service logs one JSON line per request at
+// LOG_LEVEL=info, like production); the runner scans the services' afterwards for warnings and
+// errors. Every child is remembered so that killAllChildren() can end them on
 // exit, Ctrl-C or an error.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -60,12 +61,22 @@ export function serverNodeVersion() {
   return execFileSync(SERVER_NODE, ['--version'], { encoding: 'utf8' }).trim();
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux x86 and arm). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
 class ServerProcess {
-  constructor(name, child, port, logFile) {
+  constructor(name, child, port, logFile, { readyPath = '/health/ready' } = {}) {
     this.name = name;
     this.child = child;
     this.port = port;
     this.logFile = logFile;
+    this.readyPath = readyPath;
     this.url = `http://127.0.0.1:${port}`;
     this.exited = null;
     child.once('exit', (code, signal) => {
@@ -78,13 +89,13 @@ class ServerProcess {
     return this.child.pid;
   }
 
-  /** Polls GET /health/ready until 200; fails at once if the process dies. */
+  /** Polls GET readyPath until 200; fails at once if the process dies. */
   async waitReady(timeoutMs = 90_000) {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.exited) throw new Error(`${this.name} exited during start (${JSON.stringify(this.exited)}):\n${this.logTail()}`);
       try {
-        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${this.url}${this.readyPath}`, { signal: AbortSignal.timeout(2000) });
         await response.arrayBuffer();
         if (response.status === 200) return;
       } catch {
@@ -101,6 +112,22 @@ class ServerProcess {
       const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
       const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
       return { peakMb: round1(kb('VmHWM') / 1024), rssMb: round1(kb('VmRSS') / 1024) };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * CPU seconds the process has used so far, every thread (utime + stime of /proc/<pid>/stat);
+   * null once it has exited or off Linux.
+   */
+  cpuSeconds() {
+    try {
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state is
+      // field 3, utime and stime fields 14 and 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
     } catch {
       return null;
     }
@@ -127,7 +154,7 @@ class ServerProcess {
   }
 }
 
-function launch(name, args, env, logFile) {
+function launch(args, env, logFile) {
   const fd = openSync(logFile, 'a');
   try {
     const child = spawn(SERVER_NODE, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
@@ -146,9 +173,10 @@ export function productionNodeFlags() {
 
 /**
  * `node <start:prod's flags> dist/main.js` (from the run's snapshot of dist/) against
- * `databaseUrl`, production settings, rate limits far above the load.
+ * `databaseUrl`, production settings, rate limits far above the load; `corsOrigins` sets
+ * CORS_ORIGINS (otherwise unset: CORS off, the service's default).
  */
-export async function startService({ databaseUrl, poolSize, logLevel, logFile }) {
+export async function startService({ name = 'service', databaseUrl, poolSize, logLevel, logFile, corsOrigins }) {
   const port = await freePort();
   const unlimited = '1000000000';
   const env = cleanEnv({
@@ -161,8 +189,9 @@ export async function startService({ databaseUrl, poolSize, logLevel, logFile })
     RATE_LIMIT_PUBLIC_PER_MINUTE: unlimited,
     RATE_LIMIT_DISPUTE_PER_MINUTE: unlimited,
     RATE_LIMIT_ADMIN_PER_MINUTE: unlimited,
+    ...(corsOrigins ? { CORS_ORIGINS: corsOrigins } : {}),
   });
-  const server = new ServerProcess('service', launch('service', [...productionNodeFlags(), join(distDir(), 'main.js')], env, logFile), port, logFile);
+  const server = new ServerProcess(name, launch([...productionNodeFlags(), join(distDir(), 'main.js')], env, logFile), port, logFile);
   await server.waitReady();
   return server;
 }
@@ -172,7 +201,21 @@ export async function startBaseline({ databaseUrl, poolSize, logFile }) {
   const env = cleanEnv({
     NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, DB_POOL_SIZE: String(poolSize), BENCH_DIST: distDir(),
   });
-  const server = new ServerProcess('baseline', launch('baseline', ['bench/baseline-server.mjs'], env, logFile), port, logFile);
+  const server = new ServerProcess('baseline', launch(['bench/baseline-server.mjs'], env, logFile), port, logFile);
+  await server.waitReady();
+  return server;
+}
+
+/**
+ * N (bench/nest-server.mjs), answering `marketItem` (JSON text) in its constant envelope. It has
+ * one route: readiness is that route answering.
+ */
+export async function startNest({ marketItem, logFile }) {
+  const port = await freePort();
+  const env = cleanEnv({ NODE_ENV: 'production', PORT: String(port), MARKET_ITEM: marketItem });
+  const server = new ServerProcess('nest', launch(['bench/nest-server.mjs'], env, logFile), port, logFile, {
+    readyPath: '/oracle/markets/public',
+  });
   await server.waitReady();
   return server;
 }
