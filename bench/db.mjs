@@ -51,15 +51,18 @@ export function describeUrl(url) {
   return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
-export async function query(url, text, values) {
+/** fn(client) on one connection of its own (for statements that share a session, e.g. setseed). */
+export async function withClient(url, fn) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await client.query(text, values);
+    return await fn(client);
   } finally {
     await client.end();
   }
 }
+
+export const query = (url, text, values) => withClient(url, (client) => client.query(text, values));
 
 /**
  * A fresh database for this run. Returns { url, serverUrl, database, kind, tmpDir, cleanup }.
