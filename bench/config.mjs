@@ -20,6 +20,8 @@ environment (defaults in brackets; --quick ones after the slash):
                               before [2 / 2]
   BENCH_DURATION              measured seconds per read load per round [5 / 2]
   BENCH_WARMUP                warm-up seconds before each load [2 / 1]
+  BENCH_STARTUP_WARMUP        seconds of each read load, unmeasured, once the servers have
+                              started (their code compiled, their heaps grown) [4 / 2]
   BENCH_DISPUTE_DURATION      measured seconds per dispute load (one per level) [10 / 3]
   BENCH_READ_SLUGS            the hot key set: distinct (source, slug) pairs cycled over [2000 / 1000]
   BENCH_COLD_KEYS             the cold key set: at most this many markets, drawn uniformly from all
@@ -84,6 +86,7 @@ function loadConfig(argv, env) {
     rounds: number('BENCH_ROUNDS', 2, { integer: true, min: 1 }),
     duration: number('BENCH_DURATION', quick ? 2 : 5, { min: 1 }),
     warmup: number('BENCH_WARMUP', quick ? 1 : 2),
+    startupWarmup: number('BENCH_STARTUP_WARMUP', quick ? 2 : 4, { min: 1 }),
     disputeDuration: number('BENCH_DISPUTE_DURATION', quick ? 3 : 10, { min: 1 }),
     readSlugs: number('BENCH_READ_SLUGS', quick ? 1000 : 2000, { integer: true, min: 1 }),
     coldKeys: number('BENCH_COLD_KEYS', 200_000, { integer: true, min: 1 }),

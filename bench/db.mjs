@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { postgresCpuSeconds, postmasterOf } from './proc.mjs';
 
 const require = createRequire(import.meta.url);
 let DIST = process.env.BENCH_DIST || fileURLToPath(new URL('../dist/', import.meta.url));
@@ -65,7 +66,8 @@ export async function withClient(url, fn) {
 export const query = (url, text, values) => withClient(url, (client) => client.query(text, values));
 
 /**
- * A fresh database for this run. Returns { url, serverUrl, database, kind, tmpDir, cleanup }.
+ * A fresh database for this run. Returns { url, serverUrl, database, kind, version, tmpDir,
+ * cleanup, cpuSeconds }.
  * cleanup() is idempotent and never throws; it drops only the database created here and stops
  * only the embedded server started here.
  */
@@ -122,8 +124,11 @@ export async function provisionDatabase({ log = () => {} } = {}) {
   }
 
   const url = withDatabase(serverUrl, database);
-  const version = (await query(url, 'SHOW server_version')).rows[0].server_version;
-  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, tmpDir, cleanup };
+  const { version, backend } = (await query(url, 'SELECT current_setting($1) AS version, pg_backend_pid() AS backend', ['server_version'])).rows[0];
+  // The whole server's CPU (every backend, whoever it serves), when it runs on this host.
+  const postmaster = postmasterOf(backend);
+  const cpuSeconds = () => (postmaster ? postgresCpuSeconds(postmaster) : null);
+  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, tmpDir, cleanup, cpuSeconds };
 }
 
 /** Applies the service's migrations to `url`, as the service does at start. Returns their names. */

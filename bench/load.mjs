@@ -10,8 +10,8 @@
 //     start with {"code":0, and `codes` tallies them by code; a body check can be added per load
 //     (`check`, e.g. "a market was found");
 //   - CPU per request: the server's own CPU time over the measured window (`cpu()`, utime+stime
-//     from /proc/<pid>/stat) and the runner's (autocannon's, it shares the cores), each divided by
-//     the responses received, in µs.
+//     from /proc/<pid>/stat), PostgreSQL's (`dbCpu()`, the whole server) and the runner's
+//     (autocannon's: it shares the cores), each divided by the responses received, in µs.
 // A configuration measured in several rounds (the runner interleaves them) is merged by
 // combine(): req/s over the rounds' summed time, percentiles over every response of every round.
 import autocannon from 'autocannon';
@@ -25,10 +25,11 @@ const CODE = /^\{"code":(-?\d+)/;
  * the measured window full whatever the server's speed), then `warmup` seconds (results dropped,
  * but their failures reported), then `duration` seconds measured. `requests` is autocannon's
  * requests array (setupRequest for distinct requests).
- * check(body) → a string naming a problem, or null. cpu() → the server's CPU seconds so far.
+ * check(body) → a string naming a problem, or null. cpu() and dbCpu() → the server's and
+ * PostgreSQL's CPU seconds so far (or null).
  * The result's sorted latencies are a non-enumerable `latencies` (kept out of the JSON).
  */
-export async function measure({ url, connections, duration, warmup, prewarm = 0, requests, check, label, cpu }) {
+export async function measure({ url, connections, duration, warmup, prewarm = 0, requests, check, label, cpu, dbCpu }) {
   const base = { url, connections, requests, check };
   let warmupStats = null;
   if (prewarm > 0) await once({ ...base, amount: prewarm });
@@ -36,7 +37,7 @@ export async function measure({ url, connections, duration, warmup, prewarm = 0,
   // autocannon drops its sockets with requests still queued in the server: let it finish them
   // before the measured window (and, below, before anything else is measured or stopped).
   if (prewarm > 0 || warmup > 0) await sleep(500);
-  const stats = await once({ ...base, duration, cpu });
+  const stats = await once({ ...base, duration, cpu, dbCpu });
   await sleep(1000);
   stats.label = label;
   stats.warmup = warmupStats && {
@@ -50,7 +51,7 @@ export async function measure({ url, connections, duration, warmup, prewarm = 0,
   return stats;
 }
 
-async function once({ url, connections, duration, amount, requests, check, cpu }) {
+async function once({ url, connections, duration, amount, requests, check, cpu, dbCpu }) {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   let codeNonZero = 0;
@@ -71,6 +72,7 @@ async function once({ url, connections, duration, amount, requests, check, cpu }
   };
 
   const serverCpuBefore = cpu?.() ?? null;
+  const dbCpuBefore = dbCpu?.() ?? null;
   const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   const instance = autocannon({
@@ -93,6 +95,7 @@ async function once({ url, connections, duration, amount, requests, check, cpu }
   const result = await instance;
   const seconds = (performance.now() - started) / 1000;
   const serverCpuAfter = cpu?.() ?? null;
+  const dbCpuAfter = dbCpu?.() ?? null;
   const clientCpu = process.cpuUsage(clientCpuBefore);
 
   const sorted = latencies.subarray(0, count).sort();
@@ -103,7 +106,8 @@ async function once({ url, connections, duration, amount, requests, check, cpu }
     reqPerSec: Math.round(count / seconds),
     okPerSec: Math.round((count - codeNonZero - sumValues(problems)) / seconds),
     latencyMs: percentiles(sorted),
-    cpuUsPerReq: serverCpuBefore == null || serverCpuAfter == null || count === 0 ? null : Math.round(((serverCpuAfter - serverCpuBefore) * 1e6) / count),
+    cpuUsPerReq: perRequest(serverCpuBefore, serverCpuAfter, count),
+    dbCpuUsPerReq: perRequest(dbCpuBefore, dbCpuAfter, count),
     clientCpuUsPerReq: count === 0 ? null : Math.round((clientCpu.user + clientCpu.system) / count),
     non2xx: result.non2xx,
     errors: result.errors,
@@ -146,6 +150,7 @@ export function combine(rounds) {
     okPerSec: Math.round((requests - sumOf('codeNonZero') - sumValues(merge('problems'))) / seconds),
     latencyMs: percentiles(all.sort()),
     cpuUsPerReq: weighted('cpuUsPerReq'),
+    dbCpuUsPerReq: weighted('dbCpuUsPerReq'),
     clientCpuUsPerReq: weighted('clientCpuUsPerReq'),
     non2xx: sumOf('non2xx'),
     errors: sumOf('errors'),
@@ -157,6 +162,9 @@ export function combine(rounds) {
     warmupFailures: rounds.reduce((total, r) => total + (r.warmup ? r.warmup.codeNonZero + r.warmup.failed + r.warmup.errors : 0), 0),
   };
 }
+
+/** CPU seconds from `before` to `after` per request, in µs; null when either is unknown. */
+const perRequest = (before, after, count) => (before == null || after == null || count === 0 ? null : Math.round(((after - before) * 1e6) / count));
 
 function percentiles(sorted) {
   const count = sorted.length;

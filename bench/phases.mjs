@@ -2,7 +2,10 @@
 //
 // mainPhase, at BENCH_MARKETS: four servers at once, each its own process (idle while another
 // is loaded): the service, the service with CORS_ORIGINS set, B (bench/baseline-server.mjs) and
-// N (bench/nest-server.mjs). After the byte-identity checks, for each connection level:
+// N (bench/nest-server.mjs). After the byte-identity checks, every read load once unmeasured
+// (BENCH_STARTUP_WARMUP: a fresh process runs slower until V8 has compiled its hot code and its
+// heap has grown, and the first load of each server must not pay for that); then, for each
+// connection level:
 //   - the six read loads (N hot, B hot, service hot, service+CORS hot, B cold, service cold),
 //     in BENCH_ROUNDS rounds, each round in the reverse order of the one before (A B C … C B A):
 //     every configuration then sits, on average, at the same point in time, so a machine that
@@ -17,6 +20,7 @@ import { withClient } from './db.mjs';
 import { combine, measure } from './load.mjs';
 import { describeData } from './seed.mjs';
 import { startBaseline, startNest, startService } from './servers.mjs';
+import { failedAnswers } from './targets.mjs';
 import { coldPaths, disputeCheck, disputePool, disputeRequests, nestItem, readCheck, readPath, readRequests, sampleHot } from './workload.mjs';
 
 /** The read loads of one round, in the first round's order. */
@@ -32,14 +36,15 @@ export const READ_LOADS = [
 export function brief(stats) {
   const failed = stats.codeNonZero + Object.values(stats.problems).reduce((a, b) => a + b, 0);
   return `${stats.reqPerSec} req/s, p50 ${stats.latencyMs.p50} ms, p99 ${stats.latencyMs.p99} ms` +
-    (stats.cpuUsPerReq != null ? `, ${stats.cpuUsPerReq} µs CPU/req` : '') +
+    (stats.cpuUsPerReq != null ? `, CPU/req ${stats.cpuUsPerReq} µs` : '') +
+    (stats.dbCpuUsPerReq != null ? ` (PostgreSQL ${stats.dbCpuUsPerReq} µs)` : '') +
     (failed || stats.errors || stats.non2xx ? `, FAILED ${failed} (${JSON.stringify({ ...stats.codes, ...stats.problems })}), errors ${stats.errors}, non-2xx ${stats.non2xx}` : '');
 }
 
 /**
  * ctx: { config, database, log, started(server), stopped(server), logFile(name) }.
- * Fills run.{data, readSlugs, coldKeys, identity, cors, nest, loads, read, disputes,
- * disputePool, afterDisputes, memory, memoryTrail}.
+ * Fills run.{data, readSlugs, coldKeys, identity, cors, nest, startupWarmup, loads, read,
+ * disputes, disputePool, afterDisputes, memory, memoryTrail}.
  */
 export async function mainPhase(ctx, run, keys) {
   const { config, database, log } = ctx;
@@ -74,21 +79,33 @@ export async function mainPhase(ctx, run, keys) {
     log(`N answers ${run.nest.bodyBytes} bytes (its market_item ${item.bytes} bytes; the hot records' mean ${item.meanBytes})`);
 
     const coldCursor = { next: 0 }; // shared by every cold load: no two loads read the same markets
+    const readLoad = (load, connections, options) => {
+      const server = servers[load.server];
+      const isHot = load.keys === 'hot';
+      return measure({
+        url: server.url, connections,
+        requests: readRequests(isHot ? hotPaths : cold, { origin: config.corsOrigin, cursor: isHot ? { next: 0 } : coldCursor }),
+        check: readCheck, cpu: () => server.cpuSeconds(), dbCpu: database.cpuSeconds, ...options,
+      });
+    };
+    const startupConnections = Math.max(...config.connections);
+    run.startupWarmup = [];
+    for (const load of READ_LOADS) {
+      const stats = await readLoad(load, startupConnections, { duration: config.startupWarmup, warmup: 0, label: `startup warm-up ${load.server} ${load.keys}` });
+      run.startupWarmup.push({ server: load.server, keys: load.keys, reqPerSec: stats.reqPerSec, cpuUsPerReq: stats.cpuUsPerReq, failed: failedAnswers(stats) });
+      log(`${stats.label} (not measured): ${brief(stats)}`);
+    }
     for (const connections of config.connections) {
       const rounds = new Map(READ_LOADS.map((load) => [load, []]));
       let position = 0;
       for (let round = 0; round < config.rounds; round++) {
         const order = round % 2 === 0 ? READ_LOADS : [...READ_LOADS].reverse();
         for (const load of order) {
-          const server = servers[load.server];
-          const label = `read ${server.name} ${load.keys} @${connections} round ${round + 1}`;
-          const isHot = load.keys === 'hot';
-          const stats = await measure({
-            url: server.url, connections, duration: config.duration, warmup: config.warmup,
+          const label = `read ${servers[load.server].name} ${load.keys} @${connections} round ${round + 1}`;
+          const stats = await readLoad(load, connections, {
+            duration: config.duration, warmup: config.warmup, label,
             // Hot: one full pass over the keys first, so a cache starts the window holding them.
-            prewarm: isHot ? hotPaths.length : 0,
-            requests: readRequests(isHot ? hotPaths : cold, { origin: config.corsOrigin, cursor: isHot ? { next: 0 } : coldCursor }),
-            check: readCheck, label, cpu: () => server.cpuSeconds(),
+            prewarm: load.keys === 'hot' ? hotPaths.length : 0,
           });
           stats.position = position++;
           rounds.get(load).push(stats);
@@ -106,7 +123,8 @@ export async function mainPhase(ctx, run, keys) {
     for (const connections of config.connections) {
       const stats = await measure({
         url: service.url, connections, duration: config.disputeDuration, warmup: config.warmup,
-        requests: disputeRequests(pool, keys), check: disputeCheck, label: `dispute @${connections}`, cpu: () => service.cpuSeconds(),
+        requests: disputeRequests(pool, keys), check: disputeCheck, label: `dispute @${connections}`,
+        cpu: () => service.cpuSeconds(), dbCpu: database.cpuSeconds,
       });
       stats.marketsUsedSoFar = pool.used;
       stats.marketsRanOut = pool.overflow > 0;
@@ -148,7 +166,7 @@ export async function measureScaling(ctx, size, seedSeconds) {
         results[name] = await measure({
           url: server.url, connections: config.scalingConnections, duration: config.scalingDuration,
           warmup: config.scalingWarmup, requests: readRequests(paths, {}), check: readCheck, label: `scaling ${size} ${name}`,
-          cpu: () => server.cpuSeconds(),
+          cpu: () => server.cpuSeconds(), dbCpu: database.cpuSeconds,
         });
         log(`scaling ${size.toLocaleString('en-US')} markets, ${name}: ${brief(results[name])}`);
       }

@@ -51,7 +51,8 @@ export const SERVER_LABELS = {
 /** The lines both formats share: what ran, on what, and what was checked. */
 function preamble(run) {
   const c = run.config;
-  const order = `${c.connections.join(' then ')} connections; at each, ${c.rounds} round${c.rounds > 1 ? 's' : ''} of the six read loads, ` +
+  const order = `each read load once unmeasured (${c.startupWarmup} s), then ${c.connections.join(' then ')} connections; ` +
+    `at each, ${c.rounds} round${c.rounds > 1 ? 's' : ''} of the six read loads, ` +
     'in the order N·B·service·service+CORS (hot), B·service (cold), every other round reversed';
   const afterDisputes = (run.afterDisputes ?? []).map((check) => `${check.service} ${check.compared - check.stale} of ${check.compared}`).join(', ');
   return [
@@ -77,26 +78,28 @@ function ratioLines(run, connections) {
   if (!n || !b || !s || !sc || !bc || !scold) return [];
   const x = (a, bb) => `${(a / bb).toFixed(2)}×`;
   const cpu = (r) => r.cpuUsPerReq ?? NaN;
+  // "server+PostgreSQL": the database's share is the whole server's CPU over the same window.
+  const both = (r) => `${cpu(r)}${r.dbCpuUsPerReq != null ? `+${r.dbCpuUsPerReq}` : ''}`;
   const dispute = run.disputes.find((d) => d.connections === connections);
   return [
-    `@${connections}: service/N hot ${x(s.reqPerSec, n.reqPerSec)}, service/B hot ${x(s.reqPerSec, b.reqPerSec)}, ` +
+    `@${connections} req/s: service/N hot ${x(s.reqPerSec, n.reqPerSec)}, service/B hot ${x(s.reqPerSec, b.reqPerSec)}, ` +
       `p99 service/B hot ${x(s.latencyMs.p99, b.latencyMs.p99)}, service/B cold ${x(scold.reqPerSec, bc.reqPerSec)}, CORS/without ${x(sc.reqPerSec, s.reqPerSec)}`,
-    `@${connections} CPU per request (µs, the server's own process): N ${cpu(n)}, B hot ${cpu(b)} / cold ${cpu(bc)}, ` +
-      `service hot ${cpu(s)} (N + ${cpu(s) - cpu(n)}) / cold ${cpu(scold)} (B + ${cpu(scold) - cpu(bc)}), with CORS ${cpu(sc)} (${signed(cpu(sc) - cpu(s))})` +
-      (dispute ? `, dispute ${dispute.cpuUsPerReq}` : ''),
+    `@${connections} CPU per request, server+PostgreSQL (µs): N ${both(n)}; B hot ${both(b)}, cold ${both(bc)}; ` +
+      `service hot ${both(s)} (N's ${cpu(n)} + ${cpu(s) - cpu(n)}), with CORS ${both(sc)} (${signed(cpu(sc) - cpu(s))}); ` +
+      `service cold ${both(scold)} (B's ${cpu(bc)} + ${cpu(scold) - cpu(bc)})` + (dispute ? `; dispute ${both(dispute)}` : ''),
   ];
 }
 
-const COLUMNS = ['conns', 'keys', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'CPU µs/req', 'gen µs/req', 'failed', 'req/s by round'];
+const COLUMNS = ['conns', 'keys', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'CPU µs/req', 'PG µs/req', 'gen µs/req', 'failed', 'req/s by round'];
 function cells(row) {
   return [
     row.connections, row.keys ?? '-', int(row.reqPerSec), ms(row.latencyMs.p50), ms(row.latencyMs.p90), ms(row.latencyMs.p99),
-    row.cpuUsPerReq ?? '-', row.clientCpuUsPerReq ?? '-', failedAnswers(row) + (warmupFailures(row) ? ` (+${warmupFailures(row)} warm-up)` : ''),
+    row.cpuUsPerReq ?? '-', row.dbCpuUsPerReq ?? '-', row.clientCpuUsPerReq ?? '-', failedAnswers(row) + (warmupFailures(row) ? ` (+${warmupFailures(row)} warm-up)` : ''),
     row.rounds ? row.rounds.map((r) => int(r.reqPerSec)).join(' / ') : '-',
   ];
 }
 const warmupFailures = (row) => row.warmupFailures ?? (row.warmup ? row.warmup.codeNonZero + row.warmup.failed + row.warmup.errors : 0);
-const WIDTHS = [6, 6, 9, 8, 8, 8, 11, 11, 8, 20];
+const WIDTHS = [6, 6, 9, 8, 8, 8, 11, 10, 11, 8, 20];
 
 export function formatText(run) {
   const out = [''];

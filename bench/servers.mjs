@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distDir, requireDist } from './db.mjs';
+import { cpuSeconds } from './proc.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const children = new Set();
@@ -60,15 +61,6 @@ export const SERVER_NODE = process.execPath;
 export function serverNodeVersion() {
   return execFileSync(SERVER_NODE, ['--version'], { encoding: 'utf8' }).trim();
 }
-
-/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux x86 and arm). */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 class ServerProcess {
   constructor(name, child, port, logFile, { readyPath = '/health/ready' } = {}) {
@@ -117,20 +109,9 @@ class ServerProcess {
     }
   }
 
-  /**
-   * CPU seconds the process has used so far, every thread (utime + stime of /proc/<pid>/stat);
-   * null once it has exited or off Linux.
-   */
+  /** CPU seconds the process has used so far (every thread); null once it has exited or off Linux. */
   cpuSeconds() {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-      // Fields after the command name, which is in parentheses and may hold spaces: state is
-      // field 3, utime and stime fields 14 and 15.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    } catch {
-      return null;
-    }
+    return cpuSeconds(this.pid);
   }
 
   logTail(lines = 25) {

@@ -38,7 +38,8 @@ export function evaluateTargets(run) {
     targets.push({
       name,
       met: ratio >= limit && failedAnswers(a) === 0 && failedAnswers(b) === 0,
-      detail: `${ratioText(ratio)} (${int(a.reqPerSec)} vs ${int(b.reqPerSec)} req/s${byRound(a, b)})${failures(a, b)}`,
+      detail: `${ratioText(ratio)} (${int(a.reqPerSec)} vs ${int(b.reqPerSec)} req/s${byRound(a, b)}; ` +
+        `CPU per request ${a.cpuUsPerReq} vs ${b.cpuUsPerReq} µs)${failures(a, b)}`,
     });
   };
 
