@@ -66,8 +66,8 @@ export async function withClient(url, fn) {
 export const query = (url, text, values) => withClient(url, (client) => client.query(text, values));
 
 /**
- * A fresh database for this run. Returns { url, serverUrl, database, kind, version, tmpDir,
- * cleanup, cpuSeconds }.
+ * A fresh database for this run. Returns { url, serverUrl, database, kind, version, postmaster,
+ * tmpDir, cleanup, cpuSeconds }.
  * cleanup() is idempotent and never throws; it drops only the database created here and stops
  * only the embedded server started here.
  */
@@ -124,11 +124,15 @@ export async function provisionDatabase({ log = () => {} } = {}) {
   }
 
   const url = withDatabase(serverUrl, database);
-  const { version, backend } = (await query(url, 'SELECT current_setting($1) AS version, pg_backend_pid() AS backend', ['server_version'])).rows[0];
-  // The whole server's CPU (every backend, whoever it serves), when it runs on this host.
-  const postmaster = postmasterOf(backend);
+  // The postmaster is the parent of this session's backend, read while the session (and so the
+  // backend process) is still there. It gives the whole server's CPU (every backend, whoever it
+  // serves), when it runs on this host.
+  const { version, postmaster } = await withClient(url, async (client) => {
+    const { rows: [row] } = await client.query('SELECT current_setting($1) AS version, pg_backend_pid() AS backend', ['server_version']);
+    return { version: row.version, postmaster: postmasterOf(row.backend) };
+  });
   const cpuSeconds = () => (postmaster ? postgresCpuSeconds(postmaster) : null);
-  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, tmpDir, cleanup, cpuSeconds };
+  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, postmaster, tmpDir, cleanup, cpuSeconds };
 }
 
 /** Applies the service's migrations to `url`, as the service does at start. Returns their names. */

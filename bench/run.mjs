@@ -166,6 +166,7 @@ async function main() {
   run.machine = { ...describeMachine({ postgres: database.version }), cpuBusyAtStartPct: cpuBusyAtStart, serverNode: serverNodeVersion() };
   log(`machine: ${run.machine.cpu}, ${run.machine.ramGb} GB, Node ${run.machine.node} (servers: ${run.machine.serverNode}, ${SERVER_NODE}), ` +
     `PostgreSQL ${database.version}; load average ${run.machine.loadAverageAtStart.join(' ')}, CPU busy before start ${cpuBusyAtStart ?? '?'}%`);
+  log(database.postmaster ? `PostgreSQL's CPU read from its postmaster (pid ${database.postmaster}) and backends` : "PostgreSQL's CPU not measured: its server does not run on this host");
   const applied = await applyMigrations(database.url);
   log(`migrations applied: ${applied.join(', ')}`);
 
