@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { postgresCpuSeconds, postmasterOf } from './proc.mjs';
 
 const require = createRequire(import.meta.url);
 let DIST = process.env.BENCH_DIST || fileURLToPath(new URL('../dist/', import.meta.url));
@@ -51,18 +52,22 @@ export function describeUrl(url) {
   return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
-export async function query(url, text, values) {
+/** fn(client) on one connection of its own (for statements that share a session, e.g. setseed). */
+export async function withClient(url, fn) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await client.query(text, values);
+    return await fn(client);
   } finally {
     await client.end();
   }
 }
 
+export const query = (url, text, values) => withClient(url, (client) => client.query(text, values));
+
 /**
- * A fresh database for this run. Returns { url, serverUrl, database, kind, tmpDir, cleanup }.
+ * A fresh database for this run. Returns { url, serverUrl, database, kind, version, postmaster,
+ * tmpDir, cleanup, cpuSeconds }.
  * cleanup() is idempotent and never throws; it drops only the database created here and stops
  * only the embedded server started here.
  */
@@ -119,8 +124,15 @@ export async function provisionDatabase({ log = () => {} } = {}) {
   }
 
   const url = withDatabase(serverUrl, database);
-  const version = (await query(url, 'SHOW server_version')).rows[0].server_version;
-  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, tmpDir, cleanup };
+  // The postmaster is the parent of this session's backend, read while the session (and so the
+  // backend process) is still there. It gives the whole server's CPU (every backend, whoever it
+  // serves), when it runs on this host.
+  const { version, postmaster } = await withClient(url, async (client) => {
+    const { rows: [row] } = await client.query('SELECT current_setting($1) AS version, pg_backend_pid() AS backend', ['server_version']);
+    return { version: row.version, postmaster: postmasterOf(row.backend) };
+  });
+  const cpuSeconds = () => (postmaster ? postgresCpuSeconds(postmaster) : null);
+  return { url, serverUrl, database, kind: embedded ? 'embedded' : 'external', version, postmaster, tmpDir, cleanup, cpuSeconds };
 }
 
 /** Applies the service's migrations to `url`, as the service does at start. Returns their names. */

@@ -1,8 +1,9 @@
 // bench/servers.mjs: starting, watching and stopping the servers under test, each in its own
-// process: the service (`node dist/main.js`, as production runs it) and the baseline
-// (bench/baseline-server.mjs). Their stdout/stderr go to a log file (the service logs one JSON
-// line per request at LOG_LEVEL=info, like production); the runner scans it afterwards for
-// warnings and errors. Every child is remembered so that killAllChildren() can end them on
+// process: the service (`node dist/main.js`, as production runs it; a second one with CORS on),
+// the baseline B (bench/baseline-server.mjs) and the bare Nest app N (bench/nest-server.mjs).
+// Their stdout/stderr go to a log file (the service logs one JSON line per request at
+// LOG_LEVEL=info, like production); the runner scans the services' afterwards for warnings and
+// errors. Every child is remembered so that killAllChildren() can end them on
 // exit, Ctrl-C or an error.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distDir, requireDist } from './db.mjs';
+import { cpuSeconds } from './proc.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const children = new Set();
@@ -61,11 +63,12 @@ export function serverNodeVersion() {
 }
 
 class ServerProcess {
-  constructor(name, child, port, logFile) {
+  constructor(name, child, port, logFile, { readyPath = '/health/ready' } = {}) {
     this.name = name;
     this.child = child;
     this.port = port;
     this.logFile = logFile;
+    this.readyPath = readyPath;
     this.url = `http://127.0.0.1:${port}`;
     this.exited = null;
     child.once('exit', (code, signal) => {
@@ -78,13 +81,13 @@ class ServerProcess {
     return this.child.pid;
   }
 
-  /** Polls GET /health/ready until 200; fails at once if the process dies. */
+  /** Polls GET readyPath until 200; fails at once if the process dies. */
   async waitReady(timeoutMs = 90_000) {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.exited) throw new Error(`${this.name} exited during start (${JSON.stringify(this.exited)}):\n${this.logTail()}`);
       try {
-        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${this.url}${this.readyPath}`, { signal: AbortSignal.timeout(2000) });
         await response.arrayBuffer();
         if (response.status === 200) return;
       } catch {
@@ -104,6 +107,11 @@ class ServerProcess {
     } catch {
       return null;
     }
+  }
+
+  /** CPU seconds the process has used so far (every thread); null once it has exited or off Linux. */
+  cpuSeconds() {
+    return cpuSeconds(this.pid);
   }
 
   logTail(lines = 25) {
@@ -127,7 +135,7 @@ class ServerProcess {
   }
 }
 
-function launch(name, args, env, logFile) {
+function launch(args, env, logFile) {
   const fd = openSync(logFile, 'a');
   try {
     const child = spawn(SERVER_NODE, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
@@ -146,9 +154,10 @@ export function productionNodeFlags() {
 
 /**
  * `node <start:prod's flags> dist/main.js` (from the run's snapshot of dist/) against
- * `databaseUrl`, production settings, rate limits far above the load.
+ * `databaseUrl`, production settings, rate limits far above the load; `corsOrigins` sets
+ * CORS_ORIGINS (otherwise unset: CORS off, the service's default).
  */
-export async function startService({ databaseUrl, poolSize, logLevel, logFile }) {
+export async function startService({ name = 'service', databaseUrl, poolSize, logLevel, logFile, corsOrigins }) {
   const port = await freePort();
   const unlimited = '1000000000';
   const env = cleanEnv({
@@ -161,8 +170,9 @@ export async function startService({ databaseUrl, poolSize, logLevel, logFile })
     RATE_LIMIT_PUBLIC_PER_MINUTE: unlimited,
     RATE_LIMIT_DISPUTE_PER_MINUTE: unlimited,
     RATE_LIMIT_ADMIN_PER_MINUTE: unlimited,
+    ...(corsOrigins ? { CORS_ORIGINS: corsOrigins } : {}),
   });
-  const server = new ServerProcess('service', launch('service', [...productionNodeFlags(), join(distDir(), 'main.js')], env, logFile), port, logFile);
+  const server = new ServerProcess(name, launch([...productionNodeFlags(), join(distDir(), 'main.js')], env, logFile), port, logFile);
   await server.waitReady();
   return server;
 }
@@ -172,7 +182,21 @@ export async function startBaseline({ databaseUrl, poolSize, logFile }) {
   const env = cleanEnv({
     NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, DB_POOL_SIZE: String(poolSize), BENCH_DIST: distDir(),
   });
-  const server = new ServerProcess('baseline', launch('baseline', ['bench/baseline-server.mjs'], env, logFile), port, logFile);
+  const server = new ServerProcess('baseline', launch(['bench/baseline-server.mjs'], env, logFile), port, logFile);
+  await server.waitReady();
+  return server;
+}
+
+/**
+ * N (bench/nest-server.mjs), answering `marketItem` (JSON text) in its constant envelope. It has
+ * one route: readiness is that route answering.
+ */
+export async function startNest({ marketItem, logFile }) {
+  const port = await freePort();
+  const env = cleanEnv({ NODE_ENV: 'production', PORT: String(port), MARKET_ITEM: marketItem });
+  const server = new ServerProcess('nest', launch(['bench/nest-server.mjs'], env, logFile), port, logFile, {
+    readyPath: '/oracle/markets/public',
+  });
   await server.waitReady();
   return server;
 }
