@@ -9,13 +9,15 @@
 // the innermost frame that belongs to a package or to the service's own code (node's internals
 // called by a package are that package's cost); the layers' shares of the samples, times the
 // plain run's µs/request, are the table. Flags: --seconds N (default 8), --connections N
-// (default 20), --scenario read|dispute|all, --top N (the N functions with the most self time).
+// (default 20), --scenario read|cold|dispute|all, --top N (the N functions with the most self time),
+// --target nest (profile N, the bench's bare Nest server, instead: what the framework costs),
+// --callers NAME (the stacks that end in that function).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applyMigrations, distDir, provisionDatabase } from './db.mjs';
+import { applyMigrations, distDir, provisionDatabase, requireDist } from './db.mjs';
 import { seed } from './seed.mjs';
 import { freePort, productionNodeFlags, ROOT } from './servers.mjs';
 import pg from 'pg';
@@ -26,6 +28,8 @@ const SECONDS = Number(flag('--seconds', '8'));
 const CONNECTIONS = Number(flag('--connections', '20'));
 const SCENARIOS = flag('--scenario', 'all');
 const TOP = Number(flag('--top', '0'));
+const TARGET = flag('--target', 'service');
+const CALLERS = flag('--callers', '');
 const log = (line) => process.stderr.write(`[profile] ${line}\n`);
 
 // Innermost match wins; the order only matters for paths two patterns could both match.
@@ -86,8 +90,23 @@ function attribute(profile, usPerRequest) {
     const where = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`;
     functions.set(where, (functions.get(where) ?? 0) + 1);
   }
+  // --callers NAME: the stacks (innermost first) that end in a function of that name.
+  const stacks = new Map();
+  if (CALLERS) {
+    for (const id of profile.samples) {
+      if (nodes.get(id).callFrame.functionName !== CALLERS) continue;
+      const chain = [];
+      for (let at = parent.get(id); at !== undefined && chain.length < 8; at = parent.get(at)) {
+        const frame = nodes.get(at).callFrame;
+        chain.push(`${frame.functionName || '(anonymous)'}@${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/').replace(/^node:/, '')}:${frame.lineNumber + 1}`);
+      }
+      const key = chain.join(' < ');
+      stacks.set(key, (stacks.get(key) ?? 0) + 1);
+    }
+  }
   const us = (samples) => (samples / counted) * usPerRequest;
   return {
+    callers: [...stacks].map(([stack, samples]) => ({ stack, us: us(samples) })).sort((a, b) => b.us - a.us),
     layers: [...charged].map(([layer, samples]) => ({ layer, us: us(samples) })).sort((a, b) => b.us - a.us),
     functions: [...functions].map(([where, samples]) => ({ where, us: us(samples) })).sort((a, b) => b.us - a.us),
   };
@@ -98,19 +117,22 @@ function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
 }
 
-async function startService(databaseUrl, inspectPort) {
+/** The service (or, with --target nest, N: bench/nest-server.mjs answering `marketItem`), inspectable. */
+async function startServer(databaseUrl, inspectPort, marketItem) {
   const port = await freePort();
-  const env = {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl,
-    ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'), LOG_LEVEL: 'info',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000', RATE_LIMIT_DISPUTE_PER_MINUTE: '1000000000', RATE_LIMIT_ADMIN_PER_MINUTE: '1000000000',
-  };
-  const child = spawn(process.execPath, [...productionNodeFlags(), `--inspect=127.0.0.1:${inspectPort}`, `${distDir()}main.js`], {
+  const common = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port) };
+  const [script, env, readyPath] = TARGET === 'nest'
+    ? ['bench/nest-server.mjs', { ...common, MARKET_ITEM: marketItem }, '/oracle/markets/public']
+    : [`${distDir()}main.js`, {
+      ...common, DATABASE_URL: databaseUrl, ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'), LOG_LEVEL: 'info',
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000', RATE_LIMIT_DISPUTE_PER_MINUTE: '1000000000', RATE_LIMIT_ADMIN_PER_MINUTE: '1000000000',
+    }, '/health/ready'];
+  const child = spawn(process.execPath, [...productionNodeFlags(), `--inspect=127.0.0.1:${inspectPort}`, script], {
     cwd: ROOT, env, stdio: ['ignore', 'ignore', 'ignore'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    const ready = await fetch(`${url}/health/ready`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}${readyPath}`).then((r) => r.status === 200, () => false);
     if (ready) return { child, url };
     await sleep(100);
   }
@@ -146,9 +168,9 @@ function load(url, requests, seconds) {
   });
 }
 
-async function profileScenario(name, databaseUrl, requestsFor) {
+async function profileScenario(name, databaseUrl, requestsFor, marketItem) {
   const inspectPort = await freePort();
-  const { child, url } = await startService(databaseUrl, inspectPort);
+  const { child, url } = await startServer(databaseUrl, inspectPort, marketItem);
   try {
     await load(url, requestsFor(), 3); // warm-up: JIT, caches, pool
     const before = cpuTicks(child.pid);
@@ -178,12 +200,19 @@ async function main() {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const hot = (await client.query('SELECT source, slug FROM markets ORDER BY id LIMIT 200')).rows;
+    const all = (await client.query('SELECT source, slug FROM markets ORDER BY random()')).rows;
+    const [{ item }] = (await client.query(`SELECT ${requireDist('markets/market-item.js').MARKET_ITEM_JSON}::text AS item FROM markets m WHERE m.id = 2`)).rows;
     const resolved = (await client.query(`SELECT id, source FROM markets WHERE status = 'resolved' ORDER BY id`)).rows;
     await client.end();
     let nextHot = 0;
     let nextMarket = 0;
     const readRequests = () => [{ method: 'GET', setupRequest: (r) => {
       const { source, slug } = hot[nextHot++ % hot.length];
+      return { ...r, path: `/oracle/markets/public?slug=${encodeURIComponent(slug)}&source=${encodeURIComponent(source)}` };
+    } }];
+    let nextCold = 0;
+    const coldRequests = () => [{ method: 'GET', setupRequest: (r) => {
+      const { source, slug } = all[nextCold++ % all.length];
       return { ...r, path: `/oracle/markets/public?slug=${encodeURIComponent(slug)}&source=${encodeURIComponent(source)}` };
     } }];
     const disputeRequests = () => [{ method: 'POST', setupRequest: (r) => {
@@ -193,12 +222,18 @@ async function main() {
           submitter_selection: 'NO', reason_text: 'The official source was corrected after the close.', submitted_at: new Date().toISOString() }) };
     } }];
     const results = [];
-    if (SCENARIOS !== 'dispute') results.push(await profileScenario('cached public read', database.url, readRequests));
-    if (SCENARIOS !== 'read') results.push(await profileScenario('dispute submission', database.url, disputeRequests));
+    const wanted = (scenario) => SCENARIOS === 'all' || SCENARIOS === scenario;
+    if (wanted('read')) results.push(await profileScenario(TARGET === 'nest' ? 'N, bare Nest (constant)' : 'cached public read', database.url, readRequests, item));
+    if (wanted('cold') && TARGET !== 'nest') results.push(await profileScenario('uncached public read (uniform over 30k markets)', database.url, coldRequests));
+    if (wanted('dispute') && TARGET !== 'nest') results.push(await profileScenario('dispute submission', database.url, disputeRequests));
     for (const result of results) {
       process.stdout.write(`\n${result.name}: ${result.reqPerSec} req/s at c=${CONNECTIONS}, ${result.usPerRequest.toFixed(0)} µs CPU/request\n`);
       process.stdout.write('| layer | µs/request |\n|---|---:|\n');
       for (const { layer, us } of result.layers) if (us >= 1) process.stdout.write(`| ${layer} | ${us.toFixed(0)} |\n`);
+      if (CALLERS) {
+        process.stdout.write(`\nstacks ending in ${CALLERS} (µs/request):\n`);
+        for (const { stack, us } of result.callers.slice(0, 12)) process.stdout.write(`  ${us.toFixed(1).padStart(6)}  ${stack}\n`);
+      }
       if (TOP > 0) {
         process.stdout.write(`\ntop ${TOP} functions by self time (µs/request):\n`);
         for (const { where, us } of result.functions.slice(0, TOP)) process.stdout.write(`  ${us.toFixed(1).padStart(6)}  ${where}\n`);

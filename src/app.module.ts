@@ -26,7 +26,7 @@ import { loggingOptions } from './observability/logging';
 import { MetricsService } from './observability/metrics.service';
 import { ObservabilityModule } from './observability/observability.module';
 import { rateLimitOptions } from './observability/rate-limits';
-import { RequestMetricsMiddleware } from './observability/request-metrics.middleware';
+import { RequestObservationMiddleware } from './observability/request-observation.middleware';
 import { ReviewModule } from './review/review.module';
 
 @Module({
@@ -57,17 +57,17 @@ import { ReviewModule } from './review/review.module';
 })
 export class AppModule implements NestModule {
   /**
-   * Every request, in this order (after the request log, which LoggerModule registers): its id,
-   * its metrics, the security headers, the per-connection limit, the body, the per-process
-   * limit. Then Nest's guards (rate limit, partner key, admin credentials), the validation pipe,
+   * Every request, in this order: its observation (log line and metrics, written when it is
+   * answered, whatever answers it), its id, the security headers, the per-connection limit, the
+   * body, the per-process limit. Then Nest's guards (rate limit, partner key, admin credentials), the validation pipe,
    * the handler, the envelope interceptor and the exception filter. '/' is Express's cheap
    * match for every path.
    */
   configure(consumer: MiddlewareConsumer): void {
     consumer
       .apply(
+        RequestObservationMiddleware,
         RequestContextMiddleware,
-        RequestMetricsMiddleware,
         SecurityHeadersMiddleware,
         ConnectionLimitMiddleware,
         JsonBodyMiddleware,

@@ -1,13 +1,14 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
+import { routeMetadata } from '../common/route-metadata';
 import { ADMIN_AUTH } from './admin-auth.decorator';
 import { FailedAuthLimiter } from './failed-auth-limiter';
 import type { AdminRole } from './reviewer.entity';
 import { ReviewersService } from './reviewers.service';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const requiredRole = routeMetadata<AdminRole>(ADMIN_AUTH);
 
 /**
  * Authenticates admin routes by `Authorization: Bearer` (4012; 4290 for an address that failed
@@ -16,17 +17,16 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
     private readonly reviewers: ReviewersService,
     private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const required = this.reflector.getAllAndOverride<AdminRole | undefined>(ADMIN_AUTH, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (!required) return true;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const required = requiredRole(context);
+    return required ? this.authenticate(context, required) : true;
+  }
+
+  private async authenticate(context: ExecutionContext, required: AdminRole): Promise<boolean> {
 
     const http = context.switchToHttp();
     const request = http.getRequest<ServiceRequest>();

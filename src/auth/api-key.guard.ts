@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
+import { routeMetadata } from '../common/route-metadata';
 import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PARTNER_AUTH } from './partner-auth.decorator';
 import { PartnerKeysService } from './partner-keys.service';
@@ -10,17 +10,20 @@ import { PartnerKeysService } from './partner-keys.service';
  * Authenticates partner routes by `x-api-key` (4010 missing, 4011 unknown or revoked; 4290 for
  * an address that failed too often).
  */
+const needsPartnerKey = routeMetadata<boolean>(PARTNER_AUTH);
+
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
     private readonly partnerKeys: PartnerKeysService,
     private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const required = this.reflector.getAllAndOverride<boolean>(PARTNER_AUTH, [context.getHandler(), context.getClass()]);
-    if (!required) return true;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    return needsPartnerKey(context) ? this.authenticate(context) : true;
+  }
+
+  private async authenticate(context: ExecutionContext): Promise<boolean> {
 
     const http = context.switchToHttp();
     const request = http.getRequest<ServiceRequest>();

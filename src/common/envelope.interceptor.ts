@@ -1,25 +1,23 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 import type { SuccessEnvelope } from './error-catalogue';
 import { JsonText } from './json-text';
 import { RAW_RESPONSE } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
+import { routeMetadata } from './route-metadata';
 
 /**
  * Wraps a handler's return value in the success envelope (splicing in `data` that is already
  * serialized, a JsonText). A body-parser failure held back
  * by the body middleware is raised here, after the guards: authentication is checked first.
  */
+const isRawResponse = routeMetadata<boolean>(RAW_RESPONSE);
+
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector) {}
-
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [context.getHandler(), context.getClass()])) {
-      return next.handle();
-    }
+    if (isRawResponse(context)) return next.handle();
     const request = context.switchToHttp().getRequest<ServiceRequest>();
     if (request.context?.bodyError) throw request.context.bodyError;
     const response = context.switchToHttp().getResponse<Response>();

@@ -9,11 +9,17 @@ import { AuditEvent } from '../review/audit-event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
 import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
 import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-PublicMarketChanges';
+import { FileDisputeFunction1764000000000 } from './migrations/1764000000000-FileDisputeFunction';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
 export const ENTITIES = [Partner, ApiKey, Market, Proof, Dispute, Reviewer, AuditEvent];
-export const MIGRATIONS = [InitialSchema1763700000000, ReviewBackOffice1763800000000, PublicMarketChanges1763900000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  ReviewBackOffice1763800000000,
+  PublicMarketChanges1763900000000,
+  FileDisputeFunction1764000000000,
+];
 
 export interface DatabaseSettings {
   url: string;

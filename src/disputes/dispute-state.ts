@@ -1,5 +1,4 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import { assertDisputable, type MarketStatus } from '../markets/market-state';
 
 export const DISPUTE_STATUSES = ['open', 'closed'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
@@ -7,22 +6,8 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 export const DECISION_TYPES = ['keep', 'override'] as const;
 export type DecisionType = (typeof DECISION_TYPES)[number];
 
-export interface DisputeTarget {
-  source: string;
-  status: MarketStatus;
-  hasDispute: boolean;
-}
-
-/**
- * The checks of contract §2 after the market is found, in their fixed order: the source
- * first (a partner learns nothing about another partner's market), then one dispute per
- * market, then the market's state.
- */
-export function assertCanSubmitDispute(partnerSource: string, market: DisputeTarget): void {
-  if (market.source !== partnerSource) throw new ApiError(ErrorCatalogue.MARKET_OTHER_SOURCE);
-  if (market.hasDispute) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
-  assertDisputable(market.status);
-}
+// Filing a dispute (resolved → disputed, and its checks in the contract's order) is the
+// database function file_dispute (migration FileDisputeFunction): one round trip, one place.
 
 /** open → closed: a dispute is decided once. */
 export function assertDecidable(status: DisputeStatus): void {

@@ -7,13 +7,22 @@ import { Sql, statement } from '../database/sql';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
 import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
-import { assertCanSubmitDispute, assertDecidable, type DecisionType, type DisputeStatus, partnerFinalVerdict } from './dispute-state';
+import { assertDecidable, type DecisionType, type DisputeStatus, partnerFinalVerdict } from './dispute-state';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
 
-const HAS_DISPUTE = statement<{ exists: boolean }>('SELECT EXISTS (SELECT 1 FROM disputes WHERE market_id = $1) AS exists');
-const INSERT_DISPUTE = statement<{ id: string }>(`
-  INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
-  VALUES ($1, 'open', $2, $3, $4, $5, $6) RETURNING id`);
+/** What file_dispute answers: the dispute filed, or which check refused it. */
+type Filing =
+  | { outcome: 'filed'; dispute_id: string; source: string; slug: string; txid: string }
+  | { outcome: keyof typeof REFUSALS; dispute_id: null; source: null; slug: null; txid: null };
+
+const REFUSALS = {
+  market_not_found: ErrorCatalogue.MARKET_NOT_FOUND,
+  other_source: ErrorCatalogue.MARKET_OTHER_SOURCE,
+  already_disputed: ErrorCatalogue.MARKET_ALREADY_DISPUTED,
+  not_resolved: ErrorCatalogue.MARKET_NOT_RESOLVED,
+} as const;
+
+const FILE_DISPUTE = statement<Filing>('SELECT * FROM file_dispute($1, $2, $3, $4, $5, $6, $7)');
 const LOCK_DISPUTE = statement<{ status: DisputeStatus; market_id: string; submitter_selection: string }>(
   'SELECT status, market_id, submitter_selection FROM disputes WHERE id = $1 FOR UPDATE',
 );
@@ -54,42 +63,35 @@ export class DisputesService {
   ) {}
 
   /**
-   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated), in
-   * one transaction: the market is locked (4040), the rule of dispute-state decides (4030, 4091,
-   * 4090) on what is read under the lock, the dispute is inserted and the market moves to
-   * `disputed`. Concurrent submissions for one market queue on its lock, and each one after the
-   * first finds the dispute; the unique constraint on disputes.market_id is the backstop (4091).
-   * Answered once every instance has been sent the change (PublicRecords.afterCommit).
+   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated): one
+   * call of the database function file_dispute (migration FileDisputeFunction), which locks the
+   * market, applies the rule in the contract's order, inserts the dispute and moves the market
+   * to `disputed`, in one transaction, and answers the outcome. Concurrent submissions for one
+   * market queue on its lock, and each one after the first finds the dispute; the unique
+   * constraint on disputes.market_id is the backstop (4091). Answered once every instance has
+   * been sent the change (PublicRecords.written).
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto): Promise<{ dispute_id: number }> {
-    let announced = async () => undefined as void;
-    const disputeId = await this.sql.transaction(async (manager) => {
-      const market = await this.markets.lockMarket(manager, String(input.market_id));
-      // Read after the lock is held: a dispute committed while this waited for it is seen.
-      const [{ exists: hasDispute }] = await this.sql.rows(HAS_DISPUTE, [market.id], manager);
-      assertCanSubmitDispute(partner.source, { source: market.source, status: market.status, hasDispute });
-      const id = await this.insertDispute(manager, market.id, input);
-      await this.markets.markDisputed(manager, market);
-      announced = await this.markets.changing(manager, market);
-      return id;
-    });
-    await announced();
-    this.metrics.disputesFiled.inc();
-    return { dispute_id: Number(disputeId) };
-  }
-
-  private async insertDispute(manager: EntityManager, marketId: string, input: SubmitDisputeDto): Promise<string> {
+    const values = [
+      String(input.market_id),
+      partner.source,
+      input.submitter_id,
+      input.submitter_name,
+      input.submitter_selection,
+      input.reason_text,
+      input.submitted_at ?? new Date(),
+    ];
+    let filing: Filing;
     try {
-      const [{ id }] = await this.sql.rows(
-        INSERT_DISPUTE,
-        [marketId, input.submitter_id, input.submitter_name, input.submitter_selection, input.reason_text, input.submitted_at ?? new Date()],
-        manager,
-      );
-      return id;
+      [filing] = await this.sql.rows(FILE_DISPUTE, values);
     } catch (error) {
       if (isUniqueViolation(error, 'uq_disputes_market_id')) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
       throw error;
     }
+    if (filing.outcome !== 'filed') throw new ApiError(REFUSALS[filing.outcome]);
+    await this.markets.written(filing.txid, filing);
+    this.metrics.disputesFiled.inc();
+    return { dispute_id: Number(filing.dispute_id) };
   }
 
   /**

@@ -14,11 +14,6 @@ export function assertResolvable(status: MarketStatus): void {
   if (status !== 'monitoring') throw new ApiError(ErrorCatalogue.MARKET_NOT_MONITORING);
 }
 
-/** resolved → disputed: only a resolved market can be disputed. */
-export function assertDisputable(status: MarketStatus): void {
-  if (status !== 'resolved') throw new ApiError(ErrorCatalogue.MARKET_NOT_RESOLVED);
-}
-
 /** disputed → closed: the review's decision closes the market (a disputed market has an open dispute). */
 export function assertClosable(status: MarketStatus): void {
   if (status !== 'disputed') throw new Error(`a decided dispute's market must be disputed, found ${status}`);

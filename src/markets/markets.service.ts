@@ -14,7 +14,6 @@ import type { PublicMarketQuery } from './public-market-query';
 const PUBLIC_MARKET = statement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`);
 const MARKET_BY_ID = statement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.id = $1`);
 const LOCK_MARKET = statement<LockedMarket>('SELECT id, source, slug, status, verdict FROM markets WHERE id = $1 FOR UPDATE');
-const MARK_DISPUTED = statement(`UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = $1`);
 const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now() WHERE id = $1`);
 
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
@@ -80,6 +79,11 @@ export class MarketsService {
     return this.records.afterCommit(manager, market.source, market.slug);
   }
 
+  /** After transaction `txid` committed a change to a market's public record, before answering. */
+  written(txid: string, market: { source: string; slug: string }): Promise<void> {
+    return this.records.written(txid, market.source, market.slug);
+  }
+
   /** One page of markets for the back office, plus whether more follow. */
   async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
     const rows = await this.sql.rows(MARKET_LIST, [
@@ -103,11 +107,6 @@ export class MarketsService {
     const [market] = await this.sql.rows(LOCK_MARKET, [id], manager);
     if (!market) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
     return market;
-  }
-
-  /** resolved → disputed, for a market locked in `manager`'s transaction whose dispute was just filed. */
-  async markDisputed(manager: EntityManager, market: LockedMarket): Promise<void> {
-    await this.sql.rows(MARK_DISPUTED, [market.id], manager);
   }
 
   /** disputed → closed, for a market locked in `manager`'s transaction, once its dispute is decided. */

@@ -1,22 +1,51 @@
 import { describe, expect, it } from '@jest/globals';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { logDestination } from './logging';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { droppedLogLines, logDestination } from './logging';
 
-describe('logDestination', () => {
-  it('has written each line when write returns: no line waits in memory (here, to a file)', () => {
+const LINE = `${JSON.stringify({ level: 30, msg: 'GET /oracle/markets/public completed', pad: 'x'.repeat(300) })}\n`;
+
+type Destination = NodeJS.WritableStream & { flushSync(): void; destroy(): void };
+
+function withFile(test: (destination: Destination, read: () => string) => Promise<void>) {
+  return async () => {
     const folder = mkdtempSync(join(tmpdir(), 'log-destination-'));
     const fd = openSync(join(folder, 'out.log'), 'w');
+    const destination = logDestination(fd) as unknown as Destination;
     try {
-      const destination = logDestination(fd);
-      const line = `${JSON.stringify({ level: 30, msg: 'GET /oracle/markets/public completed', pad: 'x'.repeat(300) })}\n`;
-      // As many lines as a busy second of requests, with no turn of the event loop between.
-      for (let i = 0; i < 5000; i++) destination.write(line);
-      expect(readFileSync(join(folder, 'out.log'), 'utf8')).toBe(line.repeat(5000));
+      await test(destination, () => readFileSync(join(folder, 'out.log'), 'utf8'));
     } finally {
-      closeSync(fd);
+      destination.destroy(); // closes the file
+      await sleep(50);
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  };
+}
+
+describe('logDestination', () => {
+  it(
+    'writes lines in batches, and the last ones within the flush interval',
+    withFile(async (destination, read) => {
+      for (let i = 0; i < 100; i++) destination.write(LINE);
+      await sleep(400);
+      expect(read()).toBe(LINE.repeat(100));
+      destination.write(LINE);
+      destination.flushSync();
+      expect(read()).toBe(LINE.repeat(101));
+    }),
+  );
+
+  it(
+    'holds a bounded amount when nothing drains it, and counts what it drops',
+    withFile(async (destination, read) => {
+      const before = droppedLogLines();
+      // As many lines as a busy minute, with no turn of the event loop for the writes to complete.
+      for (let i = 0; i < 40_000; i++) destination.write(LINE);
+      expect(droppedLogLines()).toBeGreaterThan(before);
+      await sleep(400);
+      expect(read().length).toBeLessThanOrEqual(4 * 1024 * 1024 + 16 * 1024);
+    }),
+  );
 });

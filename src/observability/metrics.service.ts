@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { Sql } from '../database/sql';
+import { droppedLogLines } from './logging';
 
 /**
  * The Prometheus metrics. The HTTP status is always 200 under the envelope, so requests are
@@ -94,6 +95,15 @@ export class MetricsService {
   });
 
   constructor(sql: Sql) {
+    new Counter({
+      name: 'oracle_log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not read fast enough (the buffer is bounded)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(droppedLogLines());
+      },
+    });
     new Gauge({
       name: 'oracle_db_pool_connections',
       help: 'Database pool connections: in_use, idle, and requests waiting for one',
@@ -110,11 +120,11 @@ export class MetricsService {
   }
 
   /** One answered request: counted, and its duration observed, by method, route and code. */
-  observeRequest(method: string, route: string, code: string, seconds: number): void {
+  observeRequest(method: string, route: string, code: number, seconds: number): void {
     const key = `${method} ${route} ${code}`;
     let series = this.requestSeries.get(key);
     if (!series) {
-      const labels = { method, route, code };
+      const labels = { method, route, code: String(code) };
       series = { count: this.requests.labels(labels), time: this.latency.labels(labels) };
       this.requestSeries.set(key, series);
     }

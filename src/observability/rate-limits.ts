@@ -1,8 +1,9 @@
-import { ExecutionContext, Logger, SetMetadata } from '@nestjs/common';
+import { Logger, SetMetadata } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { hashKey } from '../auth/key-hashing';
+import { routeMetadata } from '../common/route-metadata';
 import type { Environment } from '../config/environment';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
 import { MetricsService } from './metrics.service';
@@ -21,11 +22,7 @@ export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
 /** Every budget is per minute: a fixed window, and a tracker over its limit waits it out. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-function kindOf(context: ExecutionContext): RateLimitKind | undefined {
-  return (
-    Reflect.getMetadata(RATE_LIMIT, context.getHandler()) ?? Reflect.getMetadata(RATE_LIMIT, context.getClass())
-  );
-}
+const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
 /** The public budget per client IP (as Express's `trust proxy` sees it), the others per credential (hashed). */
 function trackerOf(req: Request, kind: RateLimitKind): string {
