@@ -74,7 +74,7 @@ export class Environment {
   @IsInt()
   @Min(1)
   @Max(1000000)
-  PUBLIC_CACHE_MAX_ENTRIES = 10000;
+  PUBLIC_CACHE_MAX_ENTRIES = 5000;
 
   @Transform(toInt)
   @IsInt()

@@ -12,6 +12,8 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 let dropped = 0;
 
+const asBuilt = (value: unknown) => value;
+
 /** Log lines dropped because whatever reads stdout did not keep up. */
 export function droppedLogLines(): number {
   return dropped;
@@ -52,6 +54,10 @@ export function loggingOptions(config: ConfigService<Environment, true>): Params
     pinoHttp: [
       {
         level: config.get('LOG_LEVEL', { infer: true }),
+        // The request lines' `req` and `res` are built whole by RequestObservationMiddleware; the
+        // logger nestjs-pino makes would otherwise read them as Node's request and response.
+        wrapSerializers: false,
+        serializers: { req: asBuilt, res: asBuilt },
         redact: {
           paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
           censor: '[redacted]',

@@ -35,6 +35,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
+    const remoteAddress = req.socket.remoteAddress; // gone once the socket is closed
     res.once('close', () => {
       const elapsedMs = performance.now() - started;
       const route = routeOf(req);
@@ -43,7 +44,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
       const context = (req as Partial<ServiceRequest>).context;
       const line = {
         reqId: context?.requestId,
-        req: { id: context?.requestId, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+        req: { id: context?.requestId, method: req.method, url: req.originalUrl, remoteAddress },
         route,
         code,
         partner: context?.partner?.source,

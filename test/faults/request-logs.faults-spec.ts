@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { startOneServer } from './support/one-server';
@@ -45,11 +44,10 @@ describe('faults: request logs', () => {
       await s.http.request('GET', '/admin/disputes', { headers: { authorization: `Bearer ${ADMIN_MASTER_KEY}` } }),
     ];
     expect(sent.map((response) => response.body.code)).toEqual([0, 0, 4011, 0]);
-    await sleep(200); // the last line is written when its response has finished
-
-    const requestLines = s.lines
-      .filter((line) => line.includes('"responseTime":') && !line.includes('/health/'))
-      .map((line) => JSON.parse(line) as Record<string, any>);
+    // Lines are written in batches: wait for the four.
+    const requestLines = (await s.linesMatching((line) => line.includes('"responseTime":') && !line.includes('/health/'), 4)).map(
+      (line) => JSON.parse(line) as Record<string, any>,
+    );
     expect(requestLines).toHaveLength(4);
     const [read, filed, refused, queue] = requestLines;
     for (const line of requestLines) {
@@ -79,8 +77,7 @@ describe('faults: request logs', () => {
     } finally {
       await dataSource.query('ALTER TABLE proofs_elsewhere RENAME TO proofs');
     }
-    await sleep(200);
-    const lines = s.lines.filter((line) => line.includes('"ops-unexpected"')).map((line) => JSON.parse(line) as Record<string, any>);
+    const lines = (await s.linesMatching((line) => line.includes('"ops-unexpected"'), 2)).map((line) => JSON.parse(line) as Record<string, any>);
     const cause = lines.find((line) => line.err);
     expect(cause).toMatchObject({ level: 50, requestId: 'ops-unexpected', err: { message: 'relation "proofs" does not exist', stack: expect.any(String) } });
     expect(lineOf(s, 'ops-unexpected', 'responseTime')).toMatchObject({ level: 50, route: '/oracle/markets/public', code: 5000 });

@@ -119,6 +119,20 @@ export class ServerProcess {
     throw new Error(`${this.name} was not ready within ${timeoutMs} ms\n${this.logs()}`);
   }
 
+  /**
+   * Waits until `count` lines satisfying `match` have been written (log lines go out in batches,
+   * within the logger's flush interval), and returns them; fails after `timeoutMs`.
+   */
+  async linesMatching(match: (line: string) => boolean, count = 1, timeoutMs = 3_000): Promise<string[]> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.filter(match);
+      if (found.length >= count) return found;
+      if (performance.now() > deadline) throw new Error(`${this.name} wrote ${found.length} of ${count} expected lines\n${this.logs()}`);
+      await sleep(50);
+    }
+  }
+
   signal(signal: NodeJS.Signals): void {
     if (this.running) this.child.kill(signal);
   }
