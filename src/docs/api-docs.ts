@@ -36,9 +36,13 @@ export function setUpApiDocs(app: INestApplication): void {
     .setTitle('Settlement oracle API')
     .setDescription(DESCRIPTION)
     .setVersion('1')
+    // Same origin as the document: whoever serves /docs-json serves the API.
+    .addServer('/', 'This instance')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key' }, PARTNER_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'soa_ key', description: 'Admin or reviewer key, or ADMIN_MASTER_KEY' }, ADMIN_KEY_SCHEME)
     .build();
+  // The service is not open source: an SPDX reference of our own, as OpenAPI 3.1 allows.
+  config.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as typeof config.info.license;
   const document = finishDocument(SwaggerModule.createDocument(app, config));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

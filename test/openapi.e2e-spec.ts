@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { arbitraryOf } from './support/schema-arbitrary';
+import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
+
+const MASTER = 'test-master-key-0123456789abcdef';
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+const RUNS = Math.round(1500 * Number(process.env.FUZZ_RUNS ?? 1));
+
+type Json = Record<string, any>;
+
+/**
+ * The document a client generator reads (/docs-json) against the service itself: a standard
+ * linter's recommended rules, and requests generated from the document's own schemas (as a
+ * property-based API tester does), of which none it calls valid may be answered 4000. Every
+ * answer is also checked against the document (test-app's validating supertest).
+ */
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let document: Json;
+  let partnerKey: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ADMIN_MASTER_KEY: MASTER,
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+      RATE_LIMIT_DISPUTE_PER_MINUTE: '100000000',
+      RATE_LIMIT_ADMIN_PER_MINUTE: '100000000',
+    });
+    document = (await t.http.get('/docs-json')).body as Json;
+    const fixtures = fixturesOf(t);
+    const partner = await fixtures.partner('openapi');
+    partnerKey = partner.apiKey;
+    // Something for generated ids (mostly small) to find: markets in every status, disputes.
+    for (const status of ['monitoring', 'resolved', 'resolved', 'disputed'] as const) await fixtures.market(partner.source, { status });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("passes Redocly's recommended rules (redocly.yaml: HTTP-200 envelope, so no 4xx responses)", async () => {
+    const config = await createConfig(readFileSync('redocly.yaml', 'utf8'), { configPath: 'redocly.yaml' });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'docs-json.json', config });
+    expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it('answers no request it calls valid with 4000 (nor 5000): requests generated from its own schemas', async () => {
+    const operations = Object.entries<Json>(document.paths).flatMap(([route, methods]) =>
+      Object.entries<Json>(methods).map(([method, operation]) => ({ route, method, operation })),
+    );
+    const requests = fc.constantFrom(...operations).chain(({ route, method, operation }) => {
+      const parameters: Json[] = operation.parameters ?? [];
+      const valueOf = (parameter: Json) => arbitraryOf(parameter.schema, document).map(String);
+      const inPath: Record<string, fc.Arbitrary<string>> = Object.fromEntries(parameters.filter((p) => p.in === 'path').map((p) => [p.name, valueOf(p)]));
+      const inQuery = parameters.filter((p) => p.in === 'query');
+      const query = fc.record<Record<string, string>>(Object.fromEntries(inQuery.map((p) => [p.name, valueOf(p)])), {
+        requiredKeys: inQuery.filter((p) => p.required).map((p) => p.name as string),
+      });
+      const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+      const body = bodySchema ? arbitraryOf(bodySchema, document) : fc.constant(undefined);
+      return fc.record({ path: fc.record(inPath), query, body }).map((request) => ({ route, method, operation, ...request }));
+    });
+
+    const answered = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(requests, async (request) => {
+        const target =
+          request.route.replace(/\{([^}]+)\}/g, (_: string, name: string) => encodeURIComponent(request.path[name])) +
+          (Object.keys(request.query).length > 0 ? `?${new URLSearchParams(request.query as Record<string, string>)}` : '');
+        const call = (t.http as any)[request.method](target);
+        const schemes: string[] = (request.operation.security ?? []).flatMap((requirement: Json) => Object.keys(requirement));
+        if (schemes.includes('partner-key')) call.set('x-api-key', partnerKey);
+        if (schemes.includes('admin-key')) call.set('authorization', `Bearer ${MASTER}`);
+        const response = request.body === undefined ? await call : await call.send(request.body as object);
+        const code = typeof response.body?.code === 'number' ? response.body.code : response.status;
+        answered.set(String(code), (answered.get(String(code)) ?? 0) + 1);
+        if (code === 4000 || code === 5000) {
+          throw new Error(`${request.method.toUpperCase()} ${target} ${JSON.stringify(request.body)} → ${JSON.stringify(response.body)}`);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // The generated requests reached the routes' work, not only their refusals.
+    if (process.env.FUZZ_STATS === '1') process.stdout.write(`answers by code: ${JSON.stringify(Object.fromEntries(answered))}\n`);
+    expect(answered.get('0')).toBeGreaterThan(RUNS / 4);
+  }, 30_000 + RUNS * 25);
+});
