@@ -46,7 +46,7 @@ import {
   validPathId,
   type Verdict,
 } from './support/fuzz-models';
-import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261121;
 const SCALE = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 1;
@@ -187,10 +187,7 @@ describe('fuzzing the partner and admin routes', () => {
   beforeAll(async () => {
     t = await startTestApp({
       ADMIN_MASTER_KEY: MASTER,
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-      RATE_LIMIT_DISPUTE_PER_MINUTE: '100000000',
-      RATE_LIMIT_ADMIN_PER_MINUTE: '100000000',
-      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000000',
+      ...NO_RATE_LIMITS,
     });
     const server = t.app.getHttpServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { arbitraryOf } from './support/schema-arbitrary';
-import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
+import { fixturesOf, NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
 
 const MASTER = 'test-master-key-0123456789abcdef';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -25,9 +25,7 @@ describe('the OpenAPI document', () => {
   beforeAll(async () => {
     t = await startTestApp({
       ADMIN_MASTER_KEY: MASTER,
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
-      RATE_LIMIT_DISPUTE_PER_MINUTE: '100000000',
-      RATE_LIMIT_ADMIN_PER_MINUTE: '100000000',
+      ...NO_RATE_LIMITS,
     });
     document = (await t.http.get('/docs-json')).body as Json;
     const fixtures = fixturesOf(t);

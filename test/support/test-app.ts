@@ -17,6 +17,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Rate limits far above what a test sends (suites that send thousands of requests from one address). */
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+  RATE_LIMIT_DISPUTE_PER_MINUTE: '100000000',
+  RATE_LIMIT_ADMIN_PER_MINUTE: '100000000',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000000',
+};
+
 function serverUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run the suites through jest.e2e.config.json');
