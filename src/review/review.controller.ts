@@ -23,7 +23,7 @@ import { MarketsService } from '../markets/markets.service';
 import { RateLimit } from '../observability/rate-limits';
 import { ApiEnvelope, ApiIdParam } from '../docs/api-envelope.decorator';
 import type { ErrorName } from '../common/error-catalogue';
-import * as Schemas from '../docs/responses.schema';
+import * as Schemas from '../docs/schemas';
 
 /** Codes every admin route can answer with: credentials, role, malformed input. */
 const READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
