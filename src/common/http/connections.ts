@@ -9,6 +9,17 @@ import { ApiError, ErrorCatalogue } from '../error-catalogue';
 /** The answers in progress on each connection, oldest first. */
 const inProgress = new WeakMap<Socket, Set<Response>>();
 
+/**
+ * Refusals (4290) waiting to be sent, process-wide. A refusal goes out only after the answers
+ * before it on its connection, and Node parses what it reads of a connection whole (64 KiB and
+ * more: hundreds of small pipelined requests) before it stops reading: eight connections
+ * pipelining without reading held thousands of refused requests and their answers, and the heap
+ * ran out within a second. Past this many, a connection that would add one more is closed
+ * instead (the rest of what was read of it is dropped unanswered: ExpressAdapterWithDeadlines).
+ */
+export const MAX_REFUSALS_WAITING = 1024;
+let refusalsWaiting = 0;
+
 /** The answers still owed on `socket`, oldest first (ProtocolErrors reads them). */
 export function answersOwedOn(socket: Socket): Response[] {
   return [...(inProgress.get(socket) ?? [])];
@@ -36,6 +47,13 @@ export class ConnectionLimitMiddleware implements NestMiddleware {
     let answers = inProgress.get(socket);
     if (!answers) inProgress.set(socket, (answers = new Set()));
     if (answers.size >= this.limit) {
+      if (refusalsWaiting >= MAX_REFUSALS_WAITING) {
+        this.metrics.shed.inc({ reason: 'connection-closed' });
+        socket.destroy();
+        return;
+      }
+      refusalsWaiting++;
+      res.once('close', () => refusalsWaiting--);
       this.metrics.shed.inc({ reason: 'connection' });
       res.setHeader('Retry-After', '1');
       throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');

@@ -1,5 +1,5 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Environment } from '../../config/environment';
 
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
@@ -19,6 +19,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
 
   override initHttpServer(): void {
     const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
+    const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
     const server = createServer(
       {
         requestTimeout,
@@ -26,7 +27,11 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1000,
       },
-      this.getInstance(),
+      // What Node parses of a connection after it was closed (ConnectionLimitMiddleware closes
+      // one that pipelines without reading): nothing can be sent, so no work is done for it.
+      (req, res) => {
+        if (!req.socket.destroyed) app(req, res);
+      },
     );
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
     this.setHttpServer(server);

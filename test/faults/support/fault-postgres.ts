@@ -57,6 +57,19 @@ export class FaultPostgres {
     this.running = await EmbeddedDatabase.start({ dataDir: this.dataDir, port: this.port });
   }
 
+  /** Sets server settings (ALTER SYSTEM) and restarts the server so that they apply: e.g. a library to preload. */
+  async configure(settings: Record<string, string>): Promise<void> {
+    const admin = new pg.Client({ connectionString: this.url });
+    await admin.connect();
+    try {
+      for (const [name, value] of Object.entries(settings)) await admin.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+    } finally {
+      await admin.end();
+    }
+    await this.stop();
+    await this.restart();
+  }
+
   /** A fresh, empty database; the server under test applies the migrations when it starts. */
   async createDatabase(): Promise<FaultDatabase> {
     const name = `oracle_faults_${randomBytes(6).toString('hex')}`;

@@ -5,6 +5,8 @@ export interface HttpResult {
   status: number;
   /** Parsed JSON body (or the raw text when it is not JSON); undefined without a response. */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Response headers (lower-case names); empty without a response. */
+  headers?: Record<string, string | string[] | undefined>;
   /** Network error code (ECONNREFUSED, ECONNRESET, ..., or TIMEOUT). */
   error?: string;
   /** The request went out on a kept-alive connection that had served an earlier request. */
@@ -34,7 +36,11 @@ export class HttpClient {
   // for a fault of the server.
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 1_000 });
 
-  constructor(readonly baseUrl: string) {}
+  /** `localAddress`: the client's own address (127.0.0.2, ... on loopback: another client IP to the server). */
+  constructor(
+    readonly baseUrl: string,
+    private readonly localAddress?: string,
+  ) {}
 
   request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> {
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
@@ -53,6 +59,7 @@ export class HttpClient {
         {
           method,
           agent: options.freshConnection ? false : this.agent,
+          localAddress: this.localAddress,
           headers: {
             ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
             ...options.headers,
@@ -70,7 +77,7 @@ export class HttpClient {
             } catch {
               // not JSON: keep the text
             }
-            finish({ status: res.statusCode ?? 0, body });
+            finish({ status: res.statusCode ?? 0, body, headers: res.headers });
           });
           // The connection died before the body was complete.
           res.on('close', () => finish({ status: 0, body: undefined, error: 'ABORTED' }));

@@ -21,11 +21,22 @@ export async function startOneServer(options: {
   partners?: number;
   perPartner?: number;
   env?: Record<string, string>;
+  /** PostgreSQL server settings, applied before the server under test starts (FaultPostgres.configure). */
+  postgresSettings?: Record<string, string>;
 }): Promise<OneServer> {
   const postgres = await FaultPostgres.start();
-  const database = await postgres.createDatabase();
-  const server = await ServerProcess.start({ databaseUrl: database.url, name: options.name, env: options.env });
-  const dataSource = await postgres.connect(database);
-  const { markets } = await seedResolvedMarkets(dataSource, options.partners ?? 1, options.perPartner ?? 1);
-  return { postgres, database, server, dataSource, markets };
+  let server: ServerProcess | undefined;
+  try {
+    if (options.postgresSettings) await postgres.configure(options.postgresSettings);
+    const database = await postgres.createDatabase();
+    server = await ServerProcess.start({ databaseUrl: database.url, name: options.name, env: options.env });
+    const dataSource = await postgres.connect(database);
+    const { markets } = await seedResolvedMarkets(dataSource, options.partners ?? 1, options.perPartner ?? 1);
+    return { postgres, database, server, dataSource, markets };
+  } catch (error) {
+    // Nothing left running when a suite's beforeAll fails here.
+    await server?.stop();
+    await postgres.destroy();
+    throw error;
+  }
 }

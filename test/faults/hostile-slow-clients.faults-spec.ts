@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countCodes, expectNo5000, type HostileServer, percentile, startHostileServer, underAttack } from './support/hostile';
+import { openConnections, RawConnection, type RawAnswer } from './support/raw-http';
+
+// Shorter than the defaults (10 s, 15 s) so that the suite takes seconds; Node checks them every second.
+const HEADERS_TIMEOUT_MS = 1_500;
+const REQUEST_TIMEOUT_MS = 2_000;
+const CHECK_INTERVAL_MS = 1_000;
+const SLOW_UPLOADS = 1_500;
+const SLOW_HEADERS = 500;
+const TRICKLE_EVERY_MS = 400;
+
+const TIMED_OUT = { code: 4000, msg: 'invalid request', detail: 'the request did not arrive in time' };
+
+/** A rejection answered in the envelope: HTTP 200, the exact body, a request id, and the connection closed after it. */
+function expectEnvelopeAndClose(connection: RawConnection, answer: RawAnswer | undefined, body: unknown): void {
+  expect(answer?.status).toBe(200);
+  expect(answer?.body).toEqual(body);
+  expect(answer?.headers.connection).toBe('close');
+  expect(answer?.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  expect(connection.open).toBe(false);
+}
+
+/**
+ * Clients that send their requests slowly, at scale (uploads that never finish, headers that
+ * never end), and requests Node's HTTP parser rejects: each is answered in the envelope (HTTP
+ * 200, 4000 or 4130, Connection: close) once it is over its deadline, and the server stays
+ * responsive and within its memory meanwhile.
+ */
+describe('faults: slow clients and requests the HTTP parser rejects', () => {
+  let h: HostileServer;
+
+  beforeAll(async () => {
+    const env = { HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
+    h = await startHostileServer({ name: 'slow-clients-server', env });
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  /**
+   * Writes `start` on each connection, then `trickle` every TRICKLE_EVERY_MS until each is closed
+   * or `timeoutMs` passed. Resolves to when each was closed, in ms after the first write.
+   */
+  async function sendSlowly(connections: RawConnection[], start: string, trickle: string, timeoutMs: number): Promise<number[]> {
+    const startedAt = performance.now();
+    for (const connection of connections) {
+      connection.startReading();
+      connection.write(start);
+    }
+    while (connections.some((c) => c.open) && performance.now() - startedAt < timeoutMs) {
+      await sleep(TRICKLE_EVERY_MS);
+      for (const connection of connections) if (connection.open) connection.write(trickle);
+    }
+    return connections.map((c) => (c.closedAt ?? Infinity) - startedAt);
+  }
+
+  it(`answers ${SLOW_UPLOADS} slow uploads and ${SLOW_HEADERS} slow headers 4000 once over their deadlines, serving others meanwhile`, async () => {
+    const s = h.server;
+    const uploads = h.track(...(await openConnections(s.port, SLOW_UPLOADS)));
+    const headers = h.track(...(await openConnections(s.port, SLOW_HEADERS)));
+    // A dispute of 2,000 bytes of which a few arrive every TRICKLE_EVERY_MS; headers a line at a time.
+    const upload = `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 2000\r\n\r\n{"reason_text":"`;
+    const limit = REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + 2_000;
+    const attack = await underAttack(s, h.innocent, () =>
+      Promise.all([
+        sendSlowly(uploads, upload, 'abc', limit),
+        sendSlowly(headers, 'GET /oracle/markets/public?slug=a&source=b HTTP/1.1\r\nHost: oracle\r\n', 'x-slow: 1\r\n', limit),
+      ]),
+    );
+    const [uploadClosedMs, headersClosedMs] = attack.outcome;
+    for (const [connections, closedMs, deadline] of [
+      [uploads, uploadClosedMs, REQUEST_TIMEOUT_MS],
+      [headers, headersClosedMs, HEADERS_TIMEOUT_MS],
+    ] as const) {
+      for (const connection of connections) {
+        expectEnvelopeAndClose(connection, connection.answers[0], TIMED_OUT);
+        // Not before its deadline (which runs from the connection's start at the latest).
+        expect(connection.closedAt! - connection.openedAt).toBeGreaterThanOrEqual(deadline);
+      }
+      expect(Math.max(...closedMs)).toBeLessThan(deadline + CHECK_INTERVAL_MS + 1_500);
+    }
+    await expectNo5000(s);
+    const spread = (ms: number[]) => `${Math.min(...ms).toFixed(0)}-${Math.max(...ms).toFixed(0)} ms (p50 ${percentile(ms, 50).toFixed(0)})`;
+    console.log(
+      [
+        `Slow clients (HTTP_REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS}, HTTP_HEADERS_TIMEOUT_MS ${HEADERS_TIMEOUT_MS}, checked every ${CHECK_INTERVAL_MS} ms; a few bytes every ${TRICKLE_EVERY_MS} ms):`,
+        `  ${attack.summary}`,
+        `  ${SLOW_UPLOADS} uploads: ${countCodes(uploads.map((c) => c.answers[0]?.body))}, Connection: close, closed after ${spread(uploadClosedMs)}`,
+        `  ${SLOW_HEADERS} slow headers: ${countCodes(headers.map((c) => c.answers[0]?.body))}, Connection: close, closed after ${spread(headersClosedMs)}`,
+      ].join('\n'),
+    );
+  });
+
+  /** One raw exchange: writes `bytes`, reads until the server closes the connection (at most 5 s). */
+  async function exchange(bytes: string): Promise<{ connection: RawConnection; ms: number }> {
+    const [connection] = h.track(await RawConnection.open(h.server.port));
+    const startedAt = performance.now();
+    connection.write(bytes);
+    expect(await connection.readUntilClosed(5_000)).toBe(true);
+    return { connection, ms: performance.now() - startedAt };
+  }
+
+  it('answers requests the HTTP parser rejects in the envelope with Connection: close', async () => {
+    const figures: string[] = [];
+    const cases: [string, string, unknown][] = [
+      [
+        'headers over 16 KiB',
+        `GET /oracle/markets/public?slug=a&source=b HTTP/1.1\r\nHost: oracle\r\nx-big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+        { code: 4130, msg: 'payload too large', detail: 'request headers too large' },
+      ],
+      ['a malformed request line', 'THIS IS NOT HTTP\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' }],
+      ['a malformed header line', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\nno colon here\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' }],
+      ['headers that never end', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\n', TIMED_OUT],
+    ];
+    for (const [name, bytes, body] of cases) {
+      const { connection, ms } = await exchange(bytes);
+      expect(connection.answers).toHaveLength(1);
+      expectEnvelopeAndClose(connection, connection.answers[0], body);
+      figures.push(`  ${name}: ${(body as { code: number }).code} in ${ms.toFixed(0)} ms`);
+    }
+    await expectNo5000(h.server);
+    console.log(['Requests the HTTP parser rejects (HTTP 200 envelope, x-request-id, Connection: close):', ...figures].join('\n'));
+  });
+});
