@@ -1,32 +1,10 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
-
-/** How many offending fields a 4000 names; the others are counted. */
-const LISTED_PROBLEMS = 10;
+import { Problems } from './problems';
 
 /** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
 export const MAX_FIELD_DEPTH = 16;
-
-/** The problems found in an input: the first LISTED_PROBLEMS worded, the rest only counted. */
-class Problems {
-  private readonly listed: string[] = [];
-  private unlisted = 0;
-
-  add(problem: string): void {
-    if (this.listed.length < LISTED_PROBLEMS) this.listed.push(problem);
-    else this.unlisted++;
-  }
-
-  get found(): boolean {
-    return this.listed.length > 0;
-  }
-
-  error(): ApiError {
-    const more = this.unlisted > 0 ? `; and ${this.unlisted} more` : '';
-    return new ApiError(ErrorCatalogue.INVALID_REQUEST, `${this.listed.join('; ')}${more}`);
-  }
-}
 
 /** One problem per offending field, the most telling: a missing field is only "required". */
 function describe(errors: ValidationError[], problems: Problems, parent = ''): void {

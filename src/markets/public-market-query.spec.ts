@@ -31,4 +31,11 @@ describe('parsePublicMarketQuery', () => {
     });
     expect(failure({ slug: 'x'.repeat(257), source: 'acme' }).detail).toBe('slug must be at most 256 characters');
   });
+
+  it('names ten unknown parameters and counts the rest', () => {
+    const query: Record<string, unknown> = { slug: 'a', source: 'acme' };
+    for (let n = 0; n < 998; n++) query[`p${n}`] = '1';
+    const names = Array.from({ length: 10 }, (_, n) => `p${n} is not a known parameter`);
+    expect(failure(query)).toEqual({ code: 4000, detail: `${names.join('; ')}; and 988 more` });
+  });
 });

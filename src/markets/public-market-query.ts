@@ -1,5 +1,6 @@
 import { length } from 'class-validator';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { Problems } from '../common/problems';
 import { isStorableText } from '../common/validation';
 import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
 
@@ -12,20 +13,20 @@ const KNOWN_PARAMETERS = new Set(['slug', 'source']);
 
 /**
  * Validates get_public_market's query string: 4100 without a slug, 4101 without a source,
- * then 4000 naming every other problem (a repeated parameter, an over-long value, an
- * unknown parameter).
+ * then 4000 naming the other problems (a repeated parameter, an over-long value, an unknown
+ * parameter: the first ten, and how many more).
  */
 export function parsePublicMarketQuery(query: Record<string, unknown>): PublicMarketQuery {
-  const problems: string[] = [];
+  const problems = new Problems();
   const slug = readText(query.slug, 'slug', SLUG_MAX_LENGTH, normalizeSlug, problems);
   const source = readText(query.source, 'source', SOURCE_MAX_LENGTH, normalizeSource, problems);
 
   if (slug === '') throw new ApiError(ErrorCatalogue.SLUG_REQUIRED);
   if (source === '') throw new ApiError(ErrorCatalogue.SOURCE_REQUIRED);
   for (const name of Object.keys(query)) {
-    if (!KNOWN_PARAMETERS.has(name)) problems.push(`${name} is not a known parameter`);
+    if (!KNOWN_PARAMETERS.has(name)) problems.add(`${name} is not a known parameter`);
   }
-  if (problems.length > 0) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, problems.join('; '));
+  if (problems.found) throw problems.error();
   return { slug: slug!, source: source! };
 }
 
@@ -35,21 +36,21 @@ function readText(
   name: string,
   maxLength: number,
   normalize: (raw: string) => string,
-  problems: string[],
+  problems: Problems,
 ): string | undefined {
   if (value === undefined) return '';
   if (typeof value !== 'string') {
-    problems.push(`${name} must be given once, as a string`);
+    problems.add(`${name} must be given once, as a string`);
     return undefined;
   }
   const normalized = normalize(value);
   if (!length(normalized, 0, maxLength)) {
-    problems.push(`${name} must be at most ${maxLength} characters`);
+    problems.add(`${name} must be at most ${maxLength} characters`);
     return undefined;
   }
   // PostgreSQL text cannot hold U+0000 (the query failed with 5000); no market has one.
   if (!isStorableText(normalized)) {
-    problems.push(`${name} must not contain NUL characters`);
+    problems.add(`${name} must not contain NUL characters`);
     return undefined;
   }
   return normalized;

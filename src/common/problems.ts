@@ -1,0 +1,27 @@
+import { ApiError, ErrorCatalogue } from './error-catalogue';
+
+/** How many offending fields or parameters a 4000 names; the others are counted. */
+const LISTED_PROBLEMS = 10;
+
+/**
+ * The problems found in an input, for one 4000: the first LISTED_PROBLEMS worded, the rest only
+ * counted, so that `detail` stays short whatever was sent.
+ */
+export class Problems {
+  private readonly listed: string[] = [];
+  private unlisted = 0;
+
+  add(problem: string): void {
+    if (this.listed.length < LISTED_PROBLEMS) this.listed.push(problem);
+    else this.unlisted++;
+  }
+
+  get found(): boolean {
+    return this.listed.length > 0;
+  }
+
+  error(): ApiError {
+    const more = this.unlisted > 0 ? `; and ${this.unlisted} more` : '';
+    return new ApiError(ErrorCatalogue.INVALID_REQUEST, `${this.listed.join('; ')}${more}`);
+  }
+}
