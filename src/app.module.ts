@@ -9,7 +9,7 @@ import { AuthModule } from './auth/auth.module';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
-import { ConnectionLimitMiddleware } from './common/http/connections';
+import { ConnectionLimitMiddleware, ConnectionLimits } from './common/http/connections';
 import { LoadSheddingMiddleware } from './common/http/load-shedding.middleware';
 import { ProtocolErrors } from './common/http/protocol-errors';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
@@ -52,6 +52,7 @@ import { ReviewModule } from './review/review.module';
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: AdminGuard },
+    ConnectionLimits,
     ProtocolErrors,
   ],
 })

@@ -29,6 +29,15 @@ describe('validateEnvironment', () => {
     );
   });
 
+  it('keeps the requests one connection may have in progress below the database pool', () => {
+    expect(validateEnvironment({ DB_POOL_SIZE: '20', MAX_REQUESTS_PER_CONNECTION: '16' }).MAX_REQUESTS_PER_CONNECTION).toBe(16);
+    expect(() => validateEnvironment({ DB_POOL_SIZE: '4' })).toThrow(
+      new StartupError(
+        'invalid configuration: MAX_REQUESTS_PER_CONNECTION=8: must be below DB_POOL_SIZE (4), or one connection could hold every database connection',
+      ),
+    );
+  });
+
   it('rejects a short admin master key', () => {
     expect(() => validateEnvironment({ ADMIN_MASTER_KEY: 'short' })).toThrow(/ADMIN_MASTER_KEY/);
   });

@@ -104,12 +104,12 @@ export class Environment {
   @Max(10000)
   REDIS_COMMAND_TIMEOUT_MS = 200;
 
-  /** Requests in progress on one connection (pipelined); beyond it, 4290. */
+  /** Requests in progress on one connection (pipelined); beyond it, 4290 and the connection closes. Below DB_POOL_SIZE. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(1000)
-  MAX_REQUESTS_PER_CONNECTION = 16;
+  MAX_REQUESTS_PER_CONNECTION = 8;
 
   /** Requests in progress in this process once their bodies are read; beyond it, 5031 "server busy". */
   @Transform(toInt)
@@ -162,14 +162,18 @@ export class Environment {
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const environment = plainToInstance(Environment, raw, { exposeDefaultValues: true });
   const errors = validateSync(environment, { whitelist: false });
-  if (errors.length > 0) {
-    const lines = errors.map((error) => {
-      const shown = (error.property === 'DATABASE_URL' || error.property === 'ADMIN_MASTER_KEY')
-        ? '(hidden)'
-        : JSON.stringify(error.value);
-      return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
-    });
-    throw new StartupError(`invalid configuration: ${lines.join('; ')}`);
+  const lines = errors.map((error) => {
+    const shown = (error.property === 'DATABASE_URL' || error.property === 'ADMIN_MASTER_KEY')
+      ? '(hidden)'
+      : JSON.stringify(error.value);
+    return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
+  });
+  if (errors.length === 0 && environment.MAX_REQUESTS_PER_CONNECTION >= environment.DB_POOL_SIZE) {
+    lines.push(
+      `MAX_REQUESTS_PER_CONNECTION=${environment.MAX_REQUESTS_PER_CONNECTION}: must be below DB_POOL_SIZE ` +
+        `(${environment.DB_POOL_SIZE}), or one connection could hold every database connection`,
+    );
   }
+  if (lines.length > 0) throw new StartupError(`invalid configuration: ${lines.join('; ')}`);
   return environment;
 }

@@ -6,18 +6,15 @@ import { uncachedRead } from './support/innocent';
 import { openConnections, RawConnection, rawRequest } from './support/raw-http';
 import { disputeBody, type SeededMarket } from './support/seed';
 
-const PER_CONNECTION_LIMIT = 16; // MAX_REQUESTS_PER_CONNECTION's default
+const PER_CONNECTION_LIMIT = 8; // MAX_REQUESTS_PER_CONNECTION's default (below DB_POOL_SIZE's)
 const POOL_SIZE = 10; // DB_POOL_SIZE's default
-const CONNECT_TIMEOUT_MS = 1_500; // DB_CONNECT_TIMEOUT_MS's default
 const ATTACK_MS = 3_000;
 
-const UNAVAILABLE = { code: 5030, msg: 'service unavailable', detail: 'service unavailable' };
-
 /**
- * The database pool (10 connections) against connections that each keep 16 requests in
- * progress: fast queries share it (the queue is bounded by the connections' limits, nobody gets
- * 5030); slow ones (waiting on a lock) hold it, and whoever else needs it gets 5030 within
- * DB_CONNECT_TIMEOUT_MS, not a queue without end.
+ * The database pool (10 connections) against connections that each keep 8 requests in progress:
+ * fast queries share it (the queue is bounded by the connections' limits, nobody gets 5030);
+ * slow ones (waiting on a lock) hold at most 8 of its connections, and another client is served
+ * with the rest.
  */
 describe('faults: the database pool under pipelining connections', () => {
   let h: HostileServer;
@@ -47,7 +44,7 @@ describe('faults: the database pool under pipelining connections', () => {
   }
 
   for (const count of [1, 3]) {
-    it(`${count} connection(s) keeping 16 uncached reads in progress share the pool with a second client`, async () => {
+    it(`${count} connection(s) keeping 8 uncached reads in progress share the pool with a second client`, async () => {
       const s = h.server;
       const connections = h.track(...(await openConnections(s.port, count)));
       const attack = await underAttack(s, h.innocent, async () => {
@@ -61,7 +58,7 @@ describe('faults: the database pool under pipelining connections', () => {
       expect(answers.filter((answer) => answer.code !== 0)).toEqual([]);
       const { pool } = attack.outcome;
       // The queue for the pool is bounded by what the connections may have in progress (and the innocent client's one).
-      expect(pool.waiting).toBeLessThanOrEqual(count * PER_CONNECTION_LIMIT + 1 - POOL_SIZE);
+      expect(pool.waiting).toBeLessThanOrEqual(Math.max(0, count * PER_CONNECTION_LIMIT + 1 - POOL_SIZE));
       await expectNo5000(s);
       console.log(
         [
@@ -73,13 +70,13 @@ describe('faults: the database pool under pipelining connections', () => {
     });
   }
 
-  it('one connection whose 16 requests wait on a lock holds the pool: a second client gets 5030 within DB_CONNECT_TIMEOUT_MS', async () => {
+  it('one connection whose 8 requests wait on a lock cannot hold the whole pool: a second client is served', async () => {
     const s = h.server;
     const [second] = h.track(new HttpClient(s.http.baseUrl, '127.0.0.3'));
     const [attacker] = h.track(await RawConnection.open(s.port));
     const runner = h.dataSource.createQueryRunner();
     await runner.connect();
-    let waited: Awaited<ReturnType<HttpClient['request']>>[] = [];
+    let served: Awaited<ReturnType<HttpClient['request']>>[] = [];
     let pool = { inUse: 0, waiting: 0 };
     try {
       await runner.startTransaction();
@@ -91,26 +88,25 @@ describe('faults: the database pool under pipelining connections', () => {
       await sleep(200);
       const reads = Promise.all([0, 1, 2].map(() => second.request('GET', uncachedRead(), { timeoutMs: 10_000 })));
       pool = await samplePool(reads);
-      waited = await reads;
+      served = await reads;
     } finally {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
-    for (const read of waited) {
-      expect(read.body).toEqual(UNAVAILABLE);
-      expect(read.ms).toBeLessThan(CONNECT_TIMEOUT_MS + 500);
+    for (const read of served) {
+      expect(read.body.code).toBe(0);
+      expect(read.ms).toBeLessThan(500);
     }
     // The lock's waiters: 5030 once lock_timeout passed, or filed after the rollback (one wins, the rest 4091).
     const answers = (await attacker.readAnswers(PER_CONNECTION_LIMIT, 10_000)).map((answer) => answer.body);
     expect(answers).toHaveLength(PER_CONNECTION_LIMIT);
     for (const answer of answers) expect([0, 4091, 5030]).toContain(answer.code);
-    expect(pool.inUse).toBe(POOL_SIZE);
     await expectNo5000(s);
     console.log(
       [
         `One connection's ${PER_CONNECTION_LIMIT} disputes waiting on a locked market row (pool of ${POOL_SIZE}):`,
-        `  pool in use ${pool.inUse}, requests waiting for it at most ${pool.waiting}`,
-        `  a second client's uncached reads: ${countCodes(waited.map((read) => read.body))} after ${waited.map((read) => read.ms.toFixed(0)).join(', ')} ms`,
+        `  pool in use at most ${pool.inUse}, requests waiting for it at most ${pool.waiting}`,
+        `  a second client's uncached reads: ${countCodes(served.map((read) => read.body))} after ${served.map((read) => read.ms.toFixed(0)).join(', ')} ms`,
         `  the connection's own answers: ${countCodes(answers)}`,
       ].join('\n'),
     );

@@ -1,65 +1,104 @@
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, NestMiddleware, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from '../error-catalogue';
+import { ExpressAdapterWithDeadlines } from './http-server';
 
-/** The answers in progress on each connection, oldest first. */
-const inProgress = new WeakMap<Socket, Set<Response>>();
+/** Dropped requests a refused connection may send before it is closed without its answers. */
+const DROPS_BEFORE_CLOSING = 64;
 
 /**
- * Refusals (4290) waiting to be sent, process-wide. A refusal goes out only after the answers
- * before it on its connection, and Node parses what it reads of a connection whole (64 KiB and
- * more: hundreds of small pipelined requests) before it stops reading: eight connections
- * pipelining without reading held thousands of refused requests and their answers, and the heap
- * ran out within a second. Past this many, a connection that would add one more is closed
- * instead (the rest of what was read of it is dropped unanswered: ExpressAdapterWithDeadlines).
+ * Dropped requests held process-wide: Node keeps a dropped request until its connection closes,
+ * and thousands of connections each sending their 64 would hold more than the heap has. Past
+ * this many, a refused connection that sends another is closed at once.
  */
-export const MAX_REFUSALS_WAITING = 1024;
-let refusalsWaiting = 0;
-
-/** The answers still owed on `socket`, oldest first (ProtocolErrors reads them). */
-export function answersOwedOn(socket: Socket): Response[] {
-  return [...(inProgress.get(socket) ?? [])];
-}
+const MAX_DROPS_HELD = 1024;
 
 /**
  * At most MAX_REQUESTS_PER_CONNECTION requests in progress on one connection. A client that
- * pipelines requests without reading the answers got every one of them worked on at once,
- * until the heap ran out; now the ones beyond the limit are answered 4290 at once, before any
- * work, and Node stops reading the connection once those answers are not read either.
+ * pipelines more gets 4290 with Connection: close for the first one past the limit, after its
+ * answers in progress, and then the connection closes; what it pipelined behind the refusal gets
+ * no work and no answer (an HTTP client sends unanswered requests again on a new connection).
+ *
+ * Node parses what it reads of a connection whole, in one turn of the event loop (64 KiB:
+ * hundreds of small pipelined requests), so the refusal cannot stop the requests already read
+ * behind it: the HTTP server asks `admits` before Express, and they are dropped before any work.
+ * Node stops reading the connection at the refusal; one that still sends DROPS_BEFORE_CLOSING
+ * more is closed. A client pipelining without reading thus costs one read of its connection,
+ * whatever it writes. The limit stays below DB_POOL_SIZE (validateEnvironment): one connection
+ * never holds every database connection.
  */
 @Injectable()
-export class ConnectionLimitMiddleware implements NestMiddleware {
+export class ConnectionLimits implements OnApplicationBootstrap {
   private readonly limit: number;
+  /** The answers in progress on each connection, oldest first. */
+  private readonly inProgress = new WeakMap<Socket, Set<Response>>();
+  /** Connections refused past their limit, and how many of their requests were dropped since. */
+  private readonly refused = new WeakMap<Socket, { dropped: number }>();
+  private dropsHeld = 0;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<Environment, true>,
     private readonly metrics: MetricsService,
+    private readonly adapterHost: HttpAdapterHost,
   ) {
     this.limit = config.get('MAX_REQUESTS_PER_CONNECTION', { infer: true });
   }
 
-  use(req: Request, res: Response, next: NextFunction): void {
+  onApplicationBootstrap(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    if (adapter instanceof ExpressAdapterWithDeadlines) adapter.admitRequestsBy((socket) => this.admits(socket));
+  }
+
+  /** The answers still owed on `socket`, oldest first (ProtocolErrors reads them). */
+  answersOwedOn(socket: Socket): Response[] {
+    return [...(this.inProgress.get(socket) ?? [])];
+  }
+
+  /** Whether a request Node parsed of `socket` reaches the application. */
+  admits(socket: Socket): boolean {
+    if (socket.destroyed) return false;
+    const refusal = this.refused.get(socket);
+    if (!refusal) return true;
+    if (refusal.dropped >= DROPS_BEFORE_CLOSING || this.dropsHeld >= MAX_DROPS_HELD) {
+      this.metrics.shed.inc({ reason: 'connection-closed' });
+      socket.destroy();
+      return false;
+    }
+    if (refusal.dropped++ === 0) socket.once('close', () => (this.dropsHeld -= refusal.dropped));
+    this.dropsHeld++;
+    return false;
+  }
+
+  /** Takes `res` in on its connection, or refuses it (throws 4290) past the limit. */
+  takeIn(req: Request, res: Response): void {
     const socket = req.socket;
-    let answers = inProgress.get(socket);
-    if (!answers) inProgress.set(socket, (answers = new Set()));
+    let answers = this.inProgress.get(socket);
+    if (!answers) this.inProgress.set(socket, (answers = new Set()));
     if (answers.size >= this.limit) {
-      if (refusalsWaiting >= MAX_REFUSALS_WAITING) {
-        this.metrics.shed.inc({ reason: 'connection-closed' });
-        socket.destroy();
-        return;
-      }
-      refusalsWaiting++;
-      res.once('close', () => refusalsWaiting--);
+      this.refused.set(socket, { dropped: 0 });
+      socket.pause();
       this.metrics.shed.inc({ reason: 'connection' });
       res.setHeader('Retry-After', '1');
+      res.setHeader('Connection', 'close');
       throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
     answers.add(res);
     res.once('close', () => answers.delete(res));
+  }
+}
+
+/** ConnectionLimits in the request pipeline. */
+@Injectable()
+export class ConnectionLimitMiddleware implements NestMiddleware {
+  constructor(private readonly limits: ConnectionLimits) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    this.limits.takeIn(req, res);
     next();
   }
 }

@@ -1,5 +1,6 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Environment } from '../../config/environment';
 
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
@@ -13,8 +14,18 @@ const IDLE_SOCKET_TIMEOUT_MS = 60_000;
  * checking interval only when the server is created, hence a server of our own here.
  */
 export class ExpressAdapterWithDeadlines extends ExpressAdapter {
+  private admits: (socket: Socket) => boolean = (socket) => !socket.destroyed;
+
   constructor(private readonly environment: Environment) {
     super();
+  }
+
+  /**
+   * Who decides, before Express, whether a request Node parsed is worked on at all
+   * (ConnectionLimits: not on a closed connection, nor on one refused past its limit).
+   */
+  admitRequestsBy(admits: (socket: Socket) => boolean): void {
+    this.admits = admits;
   }
 
   override initHttpServer(): void {
@@ -27,10 +38,8 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1000,
       },
-      // What Node parses of a connection after it was closed (ConnectionLimitMiddleware closes
-      // one that pipelines without reading): nothing can be sent, so no work is done for it.
       (req, res) => {
-        if (!req.socket.destroyed) app(req, res);
+        if (this.admits(req.socket)) app(req, res);
       },
     );
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
+import onHeaders from 'on-headers';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from '../error-catalogue';
@@ -9,10 +10,12 @@ import { ApiError, ErrorCatalogue } from '../error-catalogue';
 const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
 
 /**
- * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once (counted once
- * their bodies are read, so slow uploads do not take the places of requests ready to run).
- * Beyond it, 5031 "server busy" with Retry-After, at once: before any database or Redis work,
- * instead of a queue that grows until every answer is late or the heap runs out.
+ * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once: counted from when
+ * their bodies are read (slow uploads do not take the places of requests ready to run) until
+ * their answers are written (clients that do not read their answers do not keep the places;
+ * what waits unread is bounded per connection: ConnectionLimits). Beyond it, 5031 "server busy"
+ * with Retry-After, at once: before any database or Redis work, instead of a queue that grows
+ * until every answer is late or the heap runs out.
  */
 @Injectable()
 export class LoadSheddingMiddleware implements NestMiddleware {
@@ -35,10 +38,16 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     }
     this.inFlight++;
     this.metrics.inFlight.inc();
-    res.once('close', () => {
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
       this.inFlight--;
       this.metrics.inFlight.dec();
-    });
+    };
+    // Written (the head goes with the body: every answer is sent whole), or never to be: closed.
+    onHeaders(res, release);
+    res.once('close', release);
     next();
   }
 }

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { MetricsService } from '../../observability/metrics.service';
 import { ApiError, ErrorCatalogue, errorEnvelope } from '../error-catalogue';
 import { requestIdOf } from '../request-context.middleware';
-import { answersOwedOn } from './connections';
+import { ConnectionLimits } from './connections';
 
 /** How Node's HTTP parser says what was wrong with a request it rejected. */
 function rejectionOf(code: string | undefined): ApiError {
@@ -27,6 +27,7 @@ export class ProtocolErrors implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly metrics: MetricsService,
+    private readonly connections: ConnectionLimits,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -42,7 +43,7 @@ export class ProtocolErrors implements OnApplicationBootstrap {
     const rejection = rejectionOf(error.code);
     this.metrics.protocolErrors.inc({ code: String(rejection.code) });
     this.logger.debug(`rejected by the HTTP parser: ${error.code ?? error.message}`);
-    const owed = answersOwedOn(socket);
+    const owed = this.connections.answersOwedOn(socket);
     if (owed.length === 0) {
       socket.end(rawAnswer(rejection));
       return;
