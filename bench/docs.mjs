@@ -15,16 +15,16 @@ const START = '<!-- bench:current:start -->';
 const END = '<!-- bench:current:end -->';
 const RUN_MARK = '<!-- bench:current:run ';
 
-const INTRO = `## Runs of \`npm run bench\` (issue 12: N, hot and cold keys, CORS, CPU per request)
+const INTRO = `## Runs of \`npm run bench\`
 
 What one run measures, in what order and how: [\`bench/README.md\`](../bench/README.md). Newest
 first, each as the runner recorded it, every target met or not.
 `;
 
-const OLDER_NOTE = `**Everything below this line was recorded by the previous bench**, before issue 12: it
-compared the service with B only, on the hot key set alone, without N, a CORS load or CPU per
-request, and the service then answered its two partner routes on fast paths ahead of Express
-(removed in 235b190). Kept as it was written.`;
+const OLDER_NOTE = `**Everything below this line was recorded by the previous bench**: it compared the service with
+B only, on the hot key set alone, without N, a CORS load or CPU per request, and the service
+then answered its two partner routes on fast paths ahead of Express (removed since). Kept as it
+was written.`;
 
 /** Prepends this run's section to docs/benchmarks.md (creating the file or its runs part). */
 export async function writeDocs(path, run) {

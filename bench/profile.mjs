@@ -44,6 +44,8 @@ const LAYERS = [
   ['Express', /node_modules\/(express|router|path-to-regexp|finalhandler|send|qs|accepts|negotiator|mime-types|mime-db|content-disposition|cookie|etag|fresh|parseurl|proxy-addr|forwarded|ipaddr\.js|range-parser|on-finished|ee-first|statuses|encodeurl|escape-html|depd|debug|ms|setprototypeof|http-errors|toidentifier|side-channel[^/]*|call-bind[^/]*|get-intrinsic|has-symbols|function-bind|hasown|es-errors|gopd|dunder-proto|es-define-property|es-object-atoms|math-intrinsics|object-inspect|once|wrappy)\//],
   ['Nest', /node_modules\/(@nestjs\/(core|common|platform-express)|rxjs|tslib|reflect-metadata|iterare|uid|load-esm|fast-safe-stringify)\//],
   ['database driver', /node_modules\/(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|postgres-[^/]+|pgpass|split2|typeorm)\//],
+  ['record cache (lru-cache)', /node_modules\/lru-cache\//],
+  ['answer head (on-headers, with Node\'s writeHead under it)', /node_modules\/on-headers\//],
   ['redis', /node_modules\/(ioredis|@ioredis|redis-[^/]+|cluster-key-slot|denque|standard-as-callback)\//],
 ];
 

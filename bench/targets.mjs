@@ -1,4 +1,4 @@
-// bench/targets.mjs: issue 12's targets, read from one run's figures (a benchmark, not a test:
+// bench/targets.mjs: the partner API's speed targets, read from one run's figures (a benchmark, not a test:
 // a target not met is reported, never an exit code). All at TARGETS.connections; a load with
 // any failed answer (code≠0, a failed body check, non-2xx, socket error) never meets its target.
 
