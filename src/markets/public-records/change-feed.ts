@@ -47,6 +47,8 @@ export class MarketChangeFeed implements OnApplicationShutdown {
   private timers: NodeJS.Timeout[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The connection whose heartbeat is unanswered yet: one at a time (pg queues the others). */
+  private beatingOn: pg.Client | null = null;
 
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
@@ -125,8 +127,17 @@ export class MarketChangeFeed implements OnApplicationShutdown {
     for (const listener of this.listeners) listener.changed(message.source, message.slug, txid);
   }
 
+  /** Notifies itself, once the connection listens and its last heartbeat was answered. */
   private beat(): void {
-    this.client?.query('SELECT pg_notify($1, $2)', [MARKET_CHANGED_CHANNEL, HEARTBEAT]).catch(() => undefined);
+    const client = this.client;
+    if (!client || !this.isLive || this.beatingOn === client) return;
+    this.beatingOn = client;
+    client
+      .query('SELECT pg_notify($1, $2)', [MARKET_CHANGED_CHANNEL, HEARTBEAT])
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.beatingOn === client) this.beatingOn = null;
+      });
   }
 
   private checkHearing(): void {
