@@ -11,12 +11,17 @@ const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => tru
 
 /**
  * Reads the body (64 KiB at most). A failure is held back, not answered: the envelope
- * interceptor raises it after the guards, so that credentials are checked before the body.
+ * interceptor raises it after the guards, so that credentials are checked before the body. A
+ * body refused for its size is read off to its end first (body-parser), so that the client
+ * reads the answer rather than a reset; the request's deadline bounds that wait.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     parseJson(req, res, (error?: unknown) => {
+      // Answered while its body was read (it did not arrive in time), or its client has gone:
+      // nothing is left to do.
+      if (res.headersSent || req.socket.destroyed) return;
       if (error) ensureRequestContext(req, res).bodyError = error;
       next();
     });

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
+import onFinished from 'on-finished';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from '../error-catalogue';
@@ -88,7 +89,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
     answers.add(res);
-    res.once('close', () => answers.delete(res));
+    onFinished(res, () => answers.delete(res));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
+import onFinished from 'on-finished';
 import onHeaders from 'on-headers';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
@@ -45,9 +46,10 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       this.inFlight--;
       this.metrics.inFlight.dec();
     };
-    // Written (the head goes with the body: every answer is sent whole), or never to be: closed.
+    // Written (the head goes with the body: every answer is sent whole), or never to be: its
+    // connection closed, perhaps already (a client that hung up while its body was read).
     onHeaders(res, release);
-    res.once('close', release);
+    onFinished(res, release);
     next();
   }
 }
