@@ -5,6 +5,7 @@ import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminGuard } from './auth/admin.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { FailedAuthGuard } from './auth/failed-auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
@@ -48,7 +49,9 @@ import { ReviewModule } from './review/review.module';
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
-    // In this order: rate limits first, so floods of bad credentials never reach the database.
+    // In this order: addresses that failed authentication too often, then the rate limits, so
+    // floods of bad credentials never reach the database nor take rate-limit windows.
+    { provide: APP_GUARD, useClass: FailedAuthGuard },
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: AdminGuard },
@@ -60,9 +63,9 @@ export class AppModule implements NestModule {
   /**
    * Every request, in this order: its observation (log line and metrics, written when it is
    * answered, whatever answers it), its id, the security headers, the per-connection limit, the
-   * body, the per-process limit. Then Nest's guards (rate limit, partner key, admin credentials), the validation pipe,
-   * the handler, the envelope interceptor and the exception filter. '/' is Express's cheap
-   * match for every path.
+   * body, the per-process limit. Then Nest's guards (failed authentications, rate limit, partner
+   * key, admin credentials), the validation pipe, the handler, the envelope interceptor and the
+   * exception filter. '/' is Express's cheap match for every path.
    */
   configure(consumer: MiddlewareConsumer): void {
     consumer

@@ -1,4 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
@@ -8,11 +9,14 @@ import type { AdminRole } from './reviewer.entity';
 import { ReviewersService } from './reviewers.service';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const requiredRole = routeMetadata<AdminRole>(ADMIN_AUTH);
+export const requiredRole = routeMetadata<AdminRole>(ADMIN_AUTH);
+
+/** The request's admin credential (`Authorization: Bearer`), if it sent one. */
+export const bearerOf = (request: Request): string | undefined => BEARER.exec(request.header('authorization') ?? '')?.[1];
 
 /**
- * Authenticates admin routes by `Authorization: Bearer` (4012; 4290 for an address that failed
- * too often) and checks the role (4031).
+ * Authenticates admin routes by `Authorization: Bearer` (4012) and checks the role (4031); an
+ * address that failed too often was refused before: FailedAuthGuard.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -28,11 +32,9 @@ export class AdminGuard implements CanActivate {
 
   private async authenticate(context: ExecutionContext, required: AdminRole): Promise<boolean> {
 
-    const http = context.switchToHttp();
-    const request = http.getRequest<ServiceRequest>();
-    const key = BEARER.exec(request.header('authorization') ?? '')?.[1];
+    const request = context.switchToHttp().getRequest<ServiceRequest>();
+    const key = bearerOf(request);
     if (!key) throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
-    this.failedAuth.assertAllowed(request, http.getResponse());
     const actor = await this.reviewers.authenticate(key);
     if (!actor) {
       await this.failedAuth.recordFailure(request);

@@ -1,4 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
@@ -6,12 +7,15 @@ import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PARTNER_AUTH } from './partner-auth.decorator';
 import { PartnerKeysService } from './partner-keys.service';
 
-/**
- * Authenticates partner routes by `x-api-key` (4010 missing, 4011 unknown or revoked; 4290 for
- * an address that failed too often).
- */
-const needsPartnerKey = routeMetadata<boolean>(PARTNER_AUTH);
+export const needsPartnerKey = routeMetadata<boolean>(PARTNER_AUTH);
 
+/** The request's partner key, if it sent one. */
+export const partnerKeyOf = (request: Request): string | undefined => request.header('x-api-key')?.trim() || undefined;
+
+/**
+ * Authenticates partner routes by `x-api-key` (4010 missing, 4011 unknown or revoked; an
+ * address that failed too often was refused before: FailedAuthGuard).
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -25,11 +29,9 @@ export class ApiKeyGuard implements CanActivate {
 
   private async authenticate(context: ExecutionContext): Promise<boolean> {
 
-    const http = context.switchToHttp();
-    const request = http.getRequest<ServiceRequest>();
-    const apiKey = request.header('x-api-key')?.trim();
+    const request = context.switchToHttp().getRequest<ServiceRequest>();
+    const apiKey = partnerKeyOf(request);
     if (!apiKey) throw new ApiError(ErrorCatalogue.API_KEY_REQUIRED);
-    this.failedAuth.assertAllowed(request, http.getResponse());
     const partner = await this.partnerKeys.authenticate(apiKey);
     if (!partner) {
       await this.failedAuth.recordFailure(request);

@@ -1,9 +1,8 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
 
 describe('MemoryThrottlerStorage', () => {
   const storage = new MemoryThrottlerStorage();
-  afterEach(() => storage.onApplicationShutdown());
 
   it('counts hits in a fixed window and blocks past the limit until the window ends', async () => {
     const hits = [];
@@ -29,5 +28,16 @@ describe('MemoryThrottlerStorage', () => {
     expect((await storage.increment('ip:4', 20, 1, 0, 'default')).isBlocked).toBe(true);
     await new Promise((done) => setTimeout(done, 30));
     expect(await storage.increment('ip:4', 20, 1, 0, 'default')).toMatchObject({ totalHits: 1, isBlocked: false });
+  });
+
+  it('holds at most its bound of windows, dropping the least recently counted', async () => {
+    const bounded = new MemoryThrottlerStorage(3);
+    for (let i = 0; i < 1_000; i++) {
+      await bounded.increment(`key:guess-${i}`, 60_000, 1, 0, 'default');
+      expect(bounded.size).toBeLessThanOrEqual(3);
+    }
+    expect((await bounded.increment('key:guess-999', 60_000, 1, 0, 'default')).isBlocked).toBe(true);
+    // Pushed out: counted again from one (fail open).
+    expect(await bounded.increment('key:guess-0', 60_000, 1, 0, 'default')).toMatchObject({ totalHits: 1, isBlocked: false });
   });
 });

@@ -1,5 +1,5 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { LRUCache } from 'lru-cache';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -9,17 +9,27 @@ interface Window {
   blockedUntil: number;
 }
 
-const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * Windows kept at most: ~250 bytes each (its key holds a credential's hash), so ~12 MB. Every
+ * distinct client IP, key or admin credential seen in a minute has one, guesses included; past
+ * this many, the least recently counted go first (they start over: fail open, as when the
+ * store fails), so no stream of new trackers can grow the heap.
+ */
+export const MAX_WINDOWS = 50_000;
 
 /**
  * Rate-limit counters in this process: fixed windows, the same rule as RedisThrottlerStorage.
  * Replaces @nestjs/throttler's default storage, which keeps every hit's timestamp and filters
- * the whole list on each request: at a partner's polling rate that was the public read's
- * largest cost in the profile (docs/benchmarks.md). This is O(1) per hit.
+ * the whole list on each request (at a partner's polling rate, the public read's largest cost in
+ * the profile: docs/benchmarks.md), and keeps every tracker until its window ends, however many.
+ * This is O(1) per hit, and bounded (lru-cache).
  */
-export class MemoryThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
-  private readonly windows = new Map<string, Window>();
-  private readonly sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+export class MemoryThrottlerStorage implements ThrottlerStorage {
+  private readonly windows: LRUCache<string, Window>;
+
+  constructor(maxWindows = MAX_WINDOWS) {
+    this.windows = new LRUCache<string, Window>({ max: maxWindows });
+  }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
     const id = `${throttlerName}:${key}`;
@@ -38,8 +48,9 @@ export class MemoryThrottlerStorage implements ThrottlerStorage, OnApplicationSh
     return this.record(window, now, false);
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.sweeper);
+  /** Windows held, ended ones included until they are pushed out. */
+  get size(): number {
+    return this.windows.size;
   }
 
   private record(window: Window, now: number, blocked: boolean): ThrottlerStorageRecord {
@@ -49,12 +60,5 @@ export class MemoryThrottlerStorage implements ThrottlerStorage, OnApplicationSh
       isBlocked: blocked,
       timeToBlockExpire: blocked ? Math.max(0, Math.ceil((window.blockedUntil - now) / 1000)) : 0,
     };
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [id, window] of this.windows) {
-      if (window.expiresAt <= now && window.blockedUntil <= now) this.windows.delete(id);
-    }
   }
 }

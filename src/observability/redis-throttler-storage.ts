@@ -90,7 +90,6 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   }
 
   onApplicationShutdown(): void {
-    this.fallback.onApplicationShutdown();
     this.redis.disconnect();
   }
 }
