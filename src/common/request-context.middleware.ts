@@ -40,8 +40,9 @@ function decodablePath(url: string): boolean {
 }
 
 /**
- * The first step of every request: its id; a path that is not valid percent-encoding is 4000
- * whatever route it names; and no conditional request: Express answers a matching
+ * The first step of every request: its id; a path that is not valid percent-encoding, or an
+ * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400),
+ * is 4000 whatever route it names; and no conditional request: Express answers a matching
  * If-None-Match (`*` matches anything) or If-Modified-Since with a bodiless 304, and every
  * answer here is a whole envelope with HTTP 200 (spec §1).
  */
@@ -50,6 +51,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     ensureRequestContext(req, res);
     if (!decodablePath(req.url)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Host header is required');
     if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
     if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
     next();

@@ -37,6 +37,8 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         headersTimeout: Math.min(this.environment.HTTP_HEADERS_TIMEOUT_MS, requestTimeout),
         keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1000,
+        // Answered 4000 in the envelope instead (RequestContextMiddleware).
+        requireHostHeader: false,
       },
       (req, res) => {
         if (this.admits(req.socket)) app(req, res);

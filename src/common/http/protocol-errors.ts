@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import onFinished from 'on-finished';
 import { MetricsService } from '../../observability/metrics.service';
 import { ApiError, ErrorCatalogue, errorEnvelope } from '../error-catalogue';
 import { requestIdOf } from '../request-context.middleware';
@@ -16,9 +17,10 @@ function rejectionOf(code: string | undefined): ApiError {
 
 /**
  * Requests Node's HTTP parser rejects before the application sees them (a malformed request
- * line or header, headers over 16 KiB, a request that does not arrive within the server's
- * deadlines) are answered in the envelope (HTTP 200, 4000 or 4130, Connection: close) where the
- * connection can still carry an answer, instead of Node's empty 400/408/431.
+ * line or header, headers over 16 KiB, a broken chunked body, a request that does not arrive
+ * within the server's deadlines, CONNECT) are answered in the envelope (HTTP 200, 4000 or 4130,
+ * Connection: close) where the connection can still carry an answer, instead of Node's empty
+ * 400/408/431 or a closed connection.
  */
 @Injectable()
 export class ProtocolErrors implements OnApplicationBootstrap {
@@ -32,30 +34,43 @@ export class ProtocolErrors implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
-    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.answer(error, socket));
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      if (error.code === 'ECONNRESET') return void socket.destroy();
+      this.logger.debug(`rejected by the HTTP parser: ${error.code ?? error.message}`);
+      this.answer(rejectionOf(error.code), socket);
+    });
+    // CONNECT asks for a tunnel, which this service never opens; Node would close the connection unanswered.
+    server.on('connect', (_request: IncomingMessage, socket: Socket) =>
+      this.answer(new ApiError(ErrorCatalogue.INVALID_REQUEST, 'CONNECT is not supported'), socket),
+    );
   }
 
-  private answer(error: NodeJS.ErrnoException, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+  private answer(rejection: ApiError, socket: Socket): void {
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const rejection = rejectionOf(error.code);
     this.metrics.protocolErrors.inc({ code: String(rejection.code) });
-    this.logger.debug(`rejected by the HTTP parser: ${error.code ?? error.message}`);
     const owed = this.connections.answersOwedOn(socket);
-    if (owed.length === 0) {
+    const last = owed.at(-1);
+    if (!last) {
       socket.end(rawAnswer(rejection));
       return;
     }
-    // A request whose body stopped arriving was handed to the application: answer it there,
+    // What was rejected came after the requests in progress, whole: their answers first, then
+    // the rejection, and the connection closes.
+    if (last.req.complete) {
+      socket.pause();
+      onFinished(last, () => (socket.writable ? socket.end(rawAnswer(rejection)) : socket.destroy()));
+      return;
+    }
+    // The body of the request in progress broke off or stopped arriving: answer it there,
     // through the pipeline. With other answers still owed before it, the order of answers on the
     // connection cannot be kept: close it.
-    const [waiting] = owed;
-    if (owed.length === 1 && error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !waiting.headersSent) {
-      waiting.setHeader('Connection', 'close');
-      waiting.locals.envelopeCode = rejection.code;
-      waiting.status(200).json(errorEnvelope(rejection));
+    if (owed.length === 1 && !last.headersSent) {
+      last.setHeader('Connection', 'close');
+      last.locals.envelopeCode = rejection.code;
+      last.status(200).json(errorEnvelope(rejection));
       return;
     }
     socket.destroy();
