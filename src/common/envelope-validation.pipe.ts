@@ -1,7 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
-import { Problems } from './problems';
+import { Problems, shown } from './problems';
 
 /** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
 export const MAX_FIELD_DEPTH = 16;
@@ -12,7 +12,7 @@ function describe(errors: ValidationError[], problems: Problems, parent = ''): v
     const path = parent ? `${parent}.${error.property}` : error.property;
     const constraints = error.constraints ?? {};
     if (constraints.isDefined) problems.add(`${path} is required`);
-    else if (constraints.whitelistValidation) problems.add(`${path} is not a known field`);
+    else if (constraints.whitelistValidation) problems.add(`${shown(path)} is not a known field`);
     else {
       const [message] = Object.values(constraints);
       if (message !== undefined) problems.add(message.replace(error.property, path));
@@ -56,12 +56,12 @@ function withinDepth(name: string, value: unknown, nested: boolean, problems: Pr
     const [item, depth, path] = pending.pop()!;
     if (typeof item !== 'object' || item === null) continue;
     if (depth + 1 > MAX_FIELD_DEPTH) {
-      problems.add(`${name} is nested too deeply`);
+      problems.add(`${shown(name)} is nested too deeply`);
       return false;
     }
     const list = Array.isArray(item);
     for (const key of Object.keys(item)) {
-      if (nested && !list && key in Object.prototype) problems.add(`${path}.${key} is not a known field`);
+      if (nested && !list && key in Object.prototype) problems.add(`${shown(`${path}.${key}`)} is not a known field`);
       else pending.push([(item as Record<string, unknown>)[key], depth + 1, `${path}.${key}`]);
     }
   }
@@ -110,7 +110,7 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     const declared: Record<string, unknown> = {};
     let deep = false;
     for (const [name, field] of Object.entries(value as object)) {
-      if (!fields.all.has(name)) problems.add(`${name} is not a known field`);
+      if (!fields.all.has(name)) problems.add(`${shown(name)} is not a known field`);
       else if (withinDepth(name, field, fields.nested.has(name), problems)) declared[name] = field;
       else deep = true;
     }

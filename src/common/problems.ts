@@ -3,6 +3,14 @@ import { ApiError, ErrorCatalogue } from './error-catalogue';
 /** How many offending fields or parameters a 4000 names; the others are counted. */
 const LISTED_PROBLEMS = 10;
 
+/** How much of a name the client chose a 4000 repeats. */
+const SHOWN_NAME_LENGTH = 64;
+
+/** A name the client chose (an unknown field or parameter), cut to SHOWN_NAME_LENGTH characters. */
+export function shown(name: string): string {
+  return name.length > SHOWN_NAME_LENGTH ? `${name.slice(0, SHOWN_NAME_LENGTH)}…` : name;
+}
+
 /**
  * The problems found in an input, for one 4000: the first LISTED_PROBLEMS worded, the rest only
  * counted, so that `detail` stays short whatever was sent.

@@ -38,4 +38,9 @@ describe('parsePublicMarketQuery', () => {
     const names = Array.from({ length: 10 }, (_, n) => `p${n} is not a known parameter`);
     expect(failure(query)).toEqual({ code: 4000, detail: `${names.join('; ')}; and 988 more` });
   });
+
+  it('repeats at most 64 characters of a name the client chose', () => {
+    const name = `a${'[b]'.repeat(3_000)}`;
+    expect(failure({ slug: 'a', source: 'acme', [name]: '1' })).toEqual({ code: 4000, detail: `${name.slice(0, 64)}… is not a known parameter` });
+  });
 });

@@ -1,6 +1,6 @@
 import { length } from 'class-validator';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import { Problems } from '../common/problems';
+import { Problems, shown } from '../common/problems';
 import { isStorableText } from '../common/validation';
 import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
 
@@ -24,7 +24,7 @@ export function parsePublicMarketQuery(query: Record<string, unknown>): PublicMa
   if (slug === '') throw new ApiError(ErrorCatalogue.SLUG_REQUIRED);
   if (source === '') throw new ApiError(ErrorCatalogue.SOURCE_REQUIRED);
   for (const name of Object.keys(query)) {
-    if (!KNOWN_PARAMETERS.has(name)) problems.add(`${name} is not a known parameter`);
+    if (!KNOWN_PARAMETERS.has(name)) problems.add(`${shown(name)} is not a known parameter`);
   }
   if (problems.found) throw problems.error();
   return { slug: slug!, source: source! };

@@ -80,7 +80,9 @@ export function checkEnvelope(response: RawResponse, allowed: ReadonlySet<number
     if (envelope.msg !== CATALOGUE_MSG.get(envelope.code as number)) fail('msg is not the catalogue msg of the code', response);
     if (typeof envelope.detail !== 'string' || envelope.detail.length === 0) fail('detail is not a non-empty string', response);
     let scanned = `${envelope.msg}\n${envelope.detail}`;
-    for (const echo of [...echoes].filter((text) => text.length > 0).sort((a, b) => b.length - a.length)) {
+    // A long name is repeated cut (shown(): its first 64 characters and an ellipsis).
+    const repeated = echoes.flatMap((text) => (text.length > 64 ? [text, `${text.slice(0, 64)}…`] : [text]));
+    for (const echo of repeated.filter((text) => text.length > 0).sort((a, b) => b.length - a.length)) {
       scanned = scanned.split(echo).join('\u2400');
     }
     for (const leak of LEAKS) if (leak.test(scanned)) fail(`internal detail leaked (${leak})`, response);
