@@ -1,6 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { ErrorCatalogue } from '../common/error-catalogue';
 import type { ServiceRequest } from '../common/request-context';
 import { MetricsService } from './metrics.service';
 
@@ -23,8 +24,9 @@ export function codeOf(res: Response): number {
  * metrics, by method, route and envelope code, and written as one JSON log line: the request id
  * (= x-request-id), method, URL, client address, route, code, who called (partner source or admin
  * actor), HTTP status and duration. Request headers are never logged. Lines of 5000 and 5030 are
- * at `error`, the rest at `info`. (pino-http, which nestjs-pino would mount, made two child
- * loggers and a logging context for every request: about a fifth of a cached read's cost.)
+ * at `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
+ * made two child loggers and a logging context for every request: about a fifth of a cached
+ * read's cost.)
  */
 @Injectable()
 export class RequestObservationMiddleware implements NestMiddleware {
@@ -53,7 +55,8 @@ export class RequestObservationMiddleware implements NestMiddleware {
         responseTime: Math.round(elapsedMs),
       };
       const message = `${req.method} ${req.originalUrl} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
-      if (code >= 5000) this.logger.logger.error(line, message);
+      if (code === ErrorCatalogue.SERVER_BUSY.code) this.logger.logger.warn(line, message); // shed: the instance is busy, nothing failed
+      else if (code >= 5000) this.logger.logger.error(line, message);
       else this.logger.logger.info(line, message);
     });
     next();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient } from './support/http-client';
-import { countCodes, expectNo5000, type HostileServer, metricValue, startHostileServer, underAttack } from './support/hostile';
+import { countCodes, expectNo5000, type HostileServer, lockMarket, metricValue, startHostileServer, underAttack } from './support/hostile';
 import { uncachedRead } from './support/innocent';
 import { openConnections, RawConnection, rawRequest } from './support/raw-http';
 import { disputeBody, type SeededMarket } from './support/seed';
@@ -74,13 +74,10 @@ describe('faults: the database pool under pipelining connections', () => {
     const s = h.server;
     const [second] = h.track(new HttpClient(s.http.baseUrl, '127.0.0.3'));
     const [attacker] = h.track(await RawConnection.open(s.port));
-    const runner = h.dataSource.createQueryRunner();
-    await runner.connect();
+    const lock = await lockMarket(h.dataSource, locked.id);
     let served: Awaited<ReturnType<HttpClient['request']>>[] = [];
     let pool = { inUse: 0, waiting: 0 };
     try {
-      await runner.startTransaction();
-      await runner.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [locked.id]);
       attacker.startReading();
       for (let n = 0; n < PER_CONNECTION_LIMIT; n++) {
         attacker.write(rawRequest('POST', '/oracle/markets/dispute/submit', { 'x-api-key': locked.apiKey }, disputeBody(locked.id, n)));
@@ -90,8 +87,7 @@ describe('faults: the database pool under pipelining connections', () => {
       pool = await samplePool(reads);
       served = await reads;
     } finally {
-      await runner.rollbackTransaction().catch(() => undefined);
-      await runner.release();
+      await lock.release();
     }
     for (const read of served) {
       expect(read.body.code).toBe(0);

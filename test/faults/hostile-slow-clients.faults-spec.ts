@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countCodes, expectNo5000, type HostileServer, percentile, startHostileServer, underAttack } from './support/hostile';
+import { countCodes, errorLines, expectNo5000, type HostileServer, metricValue, percentile, startHostileServer, underAttack } from './support/hostile';
 import { openConnections, RawConnection, type RawAnswer } from './support/raw-http';
 
 // Shorter than the defaults (10 s, 15 s) so that the suite takes seconds; Node checks them every second.
 const HEADERS_TIMEOUT_MS = 1_500;
 const REQUEST_TIMEOUT_MS = 2_000;
 const CHECK_INTERVAL_MS = 1_000;
-const SLOW_UPLOADS = 1_500;
+const SLOW_UPLOADS = 1_400;
 const SLOW_HEADERS = 500;
+const OVERSIZED_UPLOADS = 100; // with SLOW_UPLOADS, 1,500 uploads in all
 const TRICKLE_EVERY_MS = 400;
 
 const TIMED_OUT = { code: 4000, msg: 'invalid request', detail: 'the request did not arrive in time' };
@@ -57,23 +58,28 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
     return connections.map((c) => (c.closedAt ?? Infinity) - startedAt);
   }
 
-  it(`answers ${SLOW_UPLOADS} slow uploads and ${SLOW_HEADERS} slow headers 4000 once over their deadlines, serving others meanwhile`, async () => {
+  it(`answers ${SLOW_UPLOADS} slow uploads, ${SLOW_HEADERS} slow headers and ${OVERSIZED_UPLOADS} oversized slow uploads 4000 once over their deadlines, serving others meanwhile`, async () => {
     const s = h.server;
     const uploads = h.track(...(await openConnections(s.port, SLOW_UPLOADS)));
     const headers = h.track(...(await openConnections(s.port, SLOW_HEADERS)));
-    // A dispute of 2,000 bytes of which a few arrive every TRICKLE_EVERY_MS; headers a line at a time.
-    const upload = `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 2000\r\n\r\n{"reason_text":"`;
+    const oversized = h.track(...(await openConnections(s.port, OVERSIZED_UPLOADS)));
+    // A dispute of 2,000 bytes of which a few arrive every TRICKLE_EVERY_MS; headers a line at a
+    // time; bodies declared over the 64 KiB limit (refused, then read off until they end).
+    const upload = (length: number) =>
+      `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{"reason_text":"`;
     const limit = REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + 2_000;
     const attack = await underAttack(s, h.innocent, () =>
       Promise.all([
-        sendSlowly(uploads, upload, 'abc', limit),
+        sendSlowly(uploads, upload(2_000), 'abc', limit),
         sendSlowly(headers, 'GET /oracle/markets/public?slug=a&source=b HTTP/1.1\r\nHost: oracle\r\n', 'x-slow: 1\r\n', limit),
+        sendSlowly(oversized, upload(70_000), 'abc', limit),
       ]),
     );
-    const [uploadClosedMs, headersClosedMs] = attack.outcome;
+    const [uploadClosedMs, headersClosedMs, oversizedClosedMs] = attack.outcome;
     for (const [connections, closedMs, deadline] of [
       [uploads, uploadClosedMs, REQUEST_TIMEOUT_MS],
       [headers, headersClosedMs, HEADERS_TIMEOUT_MS],
+      [oversized, oversizedClosedMs, REQUEST_TIMEOUT_MS],
     ] as const) {
       for (const connection of connections) {
         expectEnvelopeAndClose(connection, connection.answers[0], TIMED_OUT);
@@ -83,6 +89,8 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
       expect(Math.max(...closedMs)).toBeLessThan(deadline + CHECK_INTERVAL_MS + 1_500);
     }
     await expectNo5000(s);
+    // Answered at their deadline, their bodies never read whole: nothing more is done for them.
+    expect(await errorLines(s)).toEqual([]);
     const spread = (ms: number[]) => `${Math.min(...ms).toFixed(0)}-${Math.max(...ms).toFixed(0)} ms (p50 ${percentile(ms, 50).toFixed(0)})`;
     console.log(
       [
@@ -90,8 +98,28 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
         `  ${attack.summary}`,
         `  ${SLOW_UPLOADS} uploads: ${countCodes(uploads.map((c) => c.answers[0]?.body))}, Connection: close, closed after ${spread(uploadClosedMs)}`,
         `  ${SLOW_HEADERS} slow headers: ${countCodes(headers.map((c) => c.answers[0]?.body))}, Connection: close, closed after ${spread(headersClosedMs)}`,
+        `  ${OVERSIZED_UPLOADS} slow uploads declared over 64 KiB: ${countCodes(oversized.map((c) => c.answers[0]?.body))}, Connection: close, closed after ${spread(oversizedClosedMs)}`,
       ].join('\n'),
     );
+  });
+
+  it('gives back the place of every client that hangs up before its body is read (more of them than MAX_REQUESTS_IN_FLIGHT)', async () => {
+    const s = h.server;
+    const count = 300; // the default MAX_REQUESTS_IN_FLIGHT is 256
+    const head = (length: number) =>
+      `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{"market_id":`;
+    const hangingUp = h.track(...(await openConnections(s.port, count)));
+    // Half declare more than the body limit (the body is refused, then drained until the client
+    // goes), half a body within it that never arrives whole.
+    hangingUp.forEach((connection, i) => connection.write(head(i % 2 ? 70_000 : 2_000)));
+    await sleep(300);
+    for (const connection of hangingUp) connection.close();
+    await sleep(500);
+    expect(await metricValue(s, 'oracle_http_requests_in_flight')).toBe(0);
+    const after = await h.innocent.measure(10);
+    expect(after.filter((x) => x.result.body?.code !== x.request.code).map((x) => `${x.request.label}: ${JSON.stringify(x.result.body)}`)).toEqual([]);
+    await expectNo5000(s);
+    expect(await errorLines(s)).toEqual([]);
   });
 
   /** One raw exchange: writes `bytes`, reads until the server closes the connection (at most 5 s). */
@@ -114,6 +142,14 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
       ['a malformed request line', 'THIS IS NOT HTTP\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' }],
       ['a malformed header line', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\nno colon here\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' }],
       ['headers that never end', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\n', TIMED_OUT],
+      // The client asks for the connection to close: this one is answered by the pipeline.
+      ['HTTP/1.1 without Host', 'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the Host header is required' }],
+      [
+        'a broken chunked body',
+        `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+        { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' },
+      ],
+      ['CONNECT', 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'CONNECT is not supported' }],
     ];
     for (const [name, bytes, body] of cases) {
       const { connection, ms } = await exchange(bytes);
@@ -121,7 +157,13 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
       expectEnvelopeAndClose(connection, connection.answers[0], body);
       figures.push(`  ${name}: ${(body as { code: number }).code} in ${ms.toFixed(0)} ms`);
     }
+    // A whole request, then bytes that are not HTTP: the request's answer, then the rejection.
+    const { connection } = await exchange(`GET /oracle/markets/public?slug=${h.cached.slug}&source=${h.cached.source} HTTP/1.1\r\nHost: oracle\r\n\r\nGARBAGE\r\n\r\n`);
+    expect(connection.answers.map((answer) => answer.body.code)).toEqual([0, 4000]);
+    expectEnvelopeAndClose(connection, connection.answers[1], { code: 4000, msg: 'invalid request', detail: 'the request could not be parsed as HTTP' });
+    figures.push('  a whole request, then bytes that are not HTTP: its answer (0), then 4000');
     await expectNo5000(h.server);
+    expect(await errorLines(h.server)).toEqual([]);
     console.log(['Requests the HTTP parser rejects (HTTP 200 envelope, x-request-id, Connection: close):', ...figures].join('\n'));
   });
 });

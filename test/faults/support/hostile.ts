@@ -1,5 +1,6 @@
 import { expect } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { DataSource } from 'typeorm';
 import { InnocentClient, type InnocentSample, ordinaryRequests } from './innocent';
 import { type OneServer, startOneServer } from './one-server';
 import { disputeBody, type SeededMarket } from './seed';
@@ -45,6 +46,30 @@ async function metricsText(server: ServerProcess): Promise<string> {
 /** No request of the server's whole life was answered 5000 (its own count, by envelope code). */
 export async function expectNo5000(server: ServerProcess): Promise<void> {
   expect(await metricValue(server, 'oracle_http_requests_total', { code: '5000' })).toBe(0);
+}
+
+/** Locks `marketId`'s row in a transaction of the suite's own; release() rolls it back. */
+export async function lockMarket(dataSource: DataSource, marketId: number): Promise<{ release(): Promise<void> }> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction();
+    await runner.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [marketId]);
+  } catch (error) {
+    await runner.release();
+    throw error;
+  }
+  return {
+    release: async () => {
+      await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    },
+  };
+}
+
+/** The server's error-level lines so far (an unexpected failure, or an answer 5xx). */
+export function errorLines(server: ServerProcess): Promise<string[]> {
+  return server.linesMatching((line) => line.includes('"level":50'), 0);
 }
 
 export interface HostileServer extends OneServer {
