@@ -185,6 +185,27 @@ describe('public record cache across instances', () => {
     await servesFromCacheAgain(b, market.slug);
   });
 
+  /**
+   * The process stalled, not the listener: for longer than the heartbeat bound no timer ran (here
+   * a busy loop; under thousands of busy connections, one turn of the event loop reading
+   * sockets). The feed was not deaf, and the cache goes on serving.
+   */
+  it('keeps the cache when the process itself stalled past the heartbeat bound', async () => {
+    // Written once b has heard it: no announcement of its creation is left to evict b's entry after the stall.
+    const market = await fixturesOf(b).market(partner.source, { slug: 'heard-by-b-before-the-stall' });
+    await read(b, market.slug);
+    const silencesBefore = await silences(b);
+    const stalledAt = Date.now();
+    while (Date.now() - stalledAt < HEARTBEAT_TIMEOUT_MS + 1500) {
+      // nothing runs meanwhile: no timer, no socket read
+    }
+    await sleep(1500);
+    expect(await silences(b)).toBe(silencesBefore);
+    const before = await cacheHits(b);
+    await read(b, market.slug);
+    expect((await cacheHits(b)) - before).toBe(1);
+  });
+
   /** Within 5 s the instance's feed listens again and repeated reads of `slug` are cache hits. */
   const servesFromCacheAgain = async (app: TestApp, slug: string) => {
     const deadline = Date.now() + 5000;

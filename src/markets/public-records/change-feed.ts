@@ -11,6 +11,8 @@ export const HEARTBEAT_INTERVAL_MS = 2000;
 /** ...and when none has been heard for this long, it is deaf: a frozen or half-open connection. */
 export const HEARTBEAT_TIMEOUT_MS = 5000;
 const CHECK_INTERVAL_MS = 1000;
+/** A check this much later than due finds this process stalled, not the connection silent. */
+const CHECK_LATE_MS = 1000;
 const RECONNECT_DELAY_MS = [250, 500, 1000, 2000];
 const HEARTBEAT = JSON.stringify({ heartbeat: true });
 
@@ -34,7 +36,13 @@ export interface ChangeListener {
  * silent kind, the feed announces a heartbeat on the same connection every
  * HEARTBEAT_INTERVAL_MS and hears it back; when it has heard nothing for HEARTBEAT_TIMEOUT_MS it
  * declares itself deaf and reconnects. So a listener that stops hearing is known within
- * HEARTBEAT_TIMEOUT_MS + CHECK_INTERVAL_MS (6 s).
+ * HEARTBEAT_TIMEOUT_MS + CHECK_INTERVAL_MS (6 s), plus however late this process's timers run.
+ *
+ * Late timers are not silence: under thousands of busy connections, one turn of Node's event
+ * loop can read sockets for seconds before any timer runs, so no heartbeat is sent meanwhile
+ * and none is heard. A check that runs late gives the heartbeat one more interval instead of
+ * declaring the feed deaf (which would send every read to the database when the instance can
+ * least afford it).
  */
 @Injectable()
 export class MarketChangeFeed implements OnApplicationShutdown {
@@ -43,6 +51,7 @@ export class MarketChangeFeed implements OnApplicationShutdown {
   private client: pg.Client | null = null;
   private isLive = false;
   private lastHeard = 0;
+  private lastChecked = 0;
   private reconnects = 0;
   private timers: NodeJS.Timeout[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -141,7 +150,11 @@ export class MarketChangeFeed implements OnApplicationShutdown {
   }
 
   private checkHearing(): void {
-    if (!this.isLive || Date.now() - this.lastHeard <= HEARTBEAT_TIMEOUT_MS) return;
+    const now = Date.now();
+    const late = now - this.lastChecked > CHECK_INTERVAL_MS + CHECK_LATE_MS;
+    this.lastChecked = now;
+    if (late) return;
+    if (!this.isLive || now - this.lastHeard <= HEARTBEAT_TIMEOUT_MS) return;
     this.metrics.changeFeedSilences.inc();
     this.lost(this.client!, `no heartbeat heard for ${HEARTBEAT_TIMEOUT_MS} ms`);
   }
