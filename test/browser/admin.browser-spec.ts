@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BrowserHarness, signIn } from './support/browser';
+import { BrowserHarness, openSection, signIn } from './support/browser';
 import { Seed } from './support/seed';
 
 const MASTER = 'browser-master-key-0123456789abcdef';
@@ -26,7 +26,7 @@ describe('the back office page: an admin at work', () => {
       await signIn(page, adminKey);
       await expect(page.getByText('Signed in as admin').count()).resolves.toBe(1);
 
-      await page.getByRole('link', { name: 'Partners and keys' }).click();
+      await openSection(page, 'Partners and keys');
       await page.getByLabel('Source').fill('acme');
       await page.getByLabel('Name').fill('Acme Markets Ltd.');
       await page.getByRole('button', { name: 'Register partner' }).click();
@@ -38,7 +38,7 @@ describe('the back office page: an admin at work', () => {
       const probe = await harness.t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partnerKey).send({});
       expect(probe.body.code).toBe(4000); // the key works: the body is what is missing
 
-      await page.getByRole('link', { name: 'Markets' }).click();
+      await openSection(page, 'Markets');
       const create = page.getByRole('form', { name: 'Create a market' });
       await create.getByLabel('Partner source').fill('acme');
       await create.getByLabel('Slug').fill(' /rain-in-paris-on-2026-12-01/ ');
@@ -95,7 +95,7 @@ describe('the back office page: an admin at work', () => {
     for (let i = 0; i < 26; i++) await seed.reviewer(`batch-${i}`, 'reviewer');
     await harness.run('admin-accounts', async (page) => {
       await signIn(page, adminKey);
-      await page.getByRole('link', { name: 'Partners and keys' }).click();
+      await openSection(page, 'Partners and keys');
       await page.getByRole('button', { name: 'Issue a key for acme' }).click();
       const issued = page.getByRole('region', { name: 'New key of acme' });
       expect(await issued.getByRole('textbox').inputValue()).toMatch(/^sok_/);
@@ -107,7 +107,7 @@ describe('the back office page: an admin at work', () => {
       await expect(page.getByRole('button', { name: /^Revoke sok_/ }).count()).resolves.toBe(1);
       await expect(page.getByText('revoked', { exact: true }).count()).resolves.toBe(1);
 
-      await page.getByRole('link', { name: 'Reviewers' }).click();
+      await openSection(page, 'Reviewers');
       await page.getByLabel('Name').fill('Rita');
       await page.getByRole('button', { name: 'Create reviewer' }).click();
       const ritaKey = await page.getByRole('region', { name: 'Key of Rita' }).getByRole('textbox').inputValue();
@@ -118,7 +118,7 @@ describe('the back office page: an admin at work', () => {
       const rejected = await harness.t.http.get('/admin/disputes').set('authorization', `Bearer ${ritaKey}`);
       expect(rejected.body.code).toBe(4012);
 
-      await page.getByRole('link', { name: 'Audit trail' }).click();
+      await openSection(page, 'Audit trail');
       const first = page.locator('tbody tr').first();
       await expect(first.textContent()).resolves.toContain('reviewer.revoked');
       await expect(page.locator('tbody tr').count()).resolves.toBe(25);
@@ -136,7 +136,7 @@ describe('the back office page: an admin at work', () => {
     await harness.run('reviewer-sections', async (page) => {
       await signIn(page, reviewerKey);
       await expect(page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).resolves.toEqual(['Disputes', 'Markets']);
-      await page.getByRole('link', { name: 'Markets' }).click();
+      await openSection(page, 'Markets');
       await page.getByRole('button', { name: 'Find' }).waitFor();
       await page.getByRole('button', { name: /^#\d+$/ }).first().click();
       await page.getByRole('region', { name: /^Market #\d+$/ }).waitFor();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { BrowserHarness, signIn } from './support/browser';
+import { BrowserHarness, openSection, signIn } from './support/browser';
 import { Seed } from './support/seed';
 
 const MASTER = 'browser-master-key-0123456789abcdef';

@@ -75,3 +75,13 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await page.getByLabel('Key').press('Enter');
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
+
+/**
+ * Opens a section from the navigation and waits for its heading: until the section has loaded,
+ * the previous one stays on screen, and reading a table or filling a "Name" field there would
+ * read or fill the previous section's.
+ */
+export async function openSection(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
+  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
