@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { parseHead } from './http-head';
 
 /**
  * A raw HTTP/1.1 client for the fuzz suite: the request line, header bytes and body go on the
@@ -27,16 +28,7 @@ export class RawTimeout extends Error {}
 function parseResponse(raw: Buffer): RawResponse {
   const split = raw.indexOf('\r\n\r\n');
   if (split < 0) throw new Error(`incomplete HTTP response: ${JSON.stringify(raw.toString('latin1').slice(0, 200))}`);
-  const head = raw.subarray(0, split).toString('latin1').split('\r\n');
-  const statusMatch = /^HTTP\/1\.[01] (\d{3})/.exec(head[0]);
-  if (!statusMatch) throw new Error(`bad status line: ${JSON.stringify(head[0])}`);
-  const headers: Record<string, string> = {};
-  for (const line of head.slice(1)) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
-  }
+  const { status, headers } = parseHead(raw.subarray(0, split));
   let body = raw.subarray(split + 4);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const chunks: Buffer[] = [];
@@ -52,7 +44,7 @@ function parseResponse(raw: Buffer): RawResponse {
   } else if (headers['content-length'] !== undefined) {
     body = body.subarray(0, Number(headers['content-length']));
   }
-  return { status: Number(statusMatch[1]), headers, body: body.toString('utf8') };
+  return { status, headers, body: body.toString('utf8') };
 }
 
 export function rawRequest(port: number, request: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseHead } from '../../support/http-head';
 
 /** One HTTP answer read off a raw connection. */
 export interface RawAnswer {
@@ -15,12 +16,7 @@ function takeAnswers(data: Buffer, answers: RawAnswer[]): Buffer {
   for (;;) {
     const headEnd = data.indexOf('\r\n\r\n');
     if (headEnd === -1) return data;
-    const [statusLine, ...lines] = data.subarray(0, headEnd).toString('latin1').split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-    }
+    const { status, headers } = parseHead(data.subarray(0, headEnd));
     const length = Number(headers['content-length'] ?? 0);
     if (data.length < headEnd + 4 + length) return data;
     const text = data.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
@@ -30,7 +26,7 @@ function takeAnswers(data: Buffer, answers: RawAnswer[]): Buffer {
     } catch {
       // not JSON: keep the text
     }
-    answers.push({ status: Number(statusLine.split(' ')[1]), headers, body });
+    answers.push({ status, headers, body });
     data = data.subarray(headEnd + 4 + length);
   }
 }
