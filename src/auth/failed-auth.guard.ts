@@ -15,9 +15,10 @@ export class FailedAuthGuard implements CanActivate {
   constructor(private readonly failedAuth: FailedAuthLimiter) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<Request>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
     const sendsCredentials = needsPartnerKey(context) ? partnerKeyOf(request) : requiredRole(context) && bearerOf(request);
-    if (sendsCredentials) this.failedAuth.assertAllowed(request, context.switchToHttp().getResponse<Response>());
+    if (sendsCredentials) this.failedAuth.assertAllowed(request, http.getResponse<Response>());
     return true;
   }
 }
