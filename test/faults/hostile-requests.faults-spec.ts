@@ -10,8 +10,11 @@ const STORM_REQUESTS = 3_000;
 const STORM_CONCURRENCY = 20;
 const WIDE_BODIES = 300;
 const WIDE_FIELDS = 6_000;
-/** The original took 1.0-1.2 s to refuse one such body; linear validation takes milliseconds. */
-const WIDE_BODY_P99_BOUND_MS = 50;
+/**
+ * The original took 1.0-1.2 s to refuse one such body on a machine about four times faster than
+ * the slowest seen; linear validation takes milliseconds (p99 15-29 ms on the slowest).
+ */
+const WIDE_BODY_P99_BOUND_MS = 250;
 
 const AUTH_FAILURES_REFUSAL = { code: 4290, msg: 'too many requests', detail: 'too many failed authentications from this address' };
 
