@@ -11,8 +11,8 @@ const STORM_CONCURRENCY = 20;
 const WIDE_BODIES = 300;
 const WIDE_FIELDS = 6_000;
 /**
- * The original took 1.0-1.2 s to refuse one such body on a machine about four times faster than
- * the slowest seen; linear validation takes milliseconds (p99 15-29 ms on the slowest).
+ * The original took 1.0-1.2 s to refuse one such body; linear validation takes milliseconds
+ * (p99 15-33 ms on the slowest machine seen, the innocent client's requests running alongside).
  */
 const WIDE_BODY_P99_BOUND_MS = 250;
 
