@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { lockMarket } from './support/hostile';
 import { startOneServer } from './support/one-server';
 import { disputeBody, type SeededMarket } from './support/seed';
 import type { ServerProcess } from './support/server-process';
@@ -29,12 +29,9 @@ describe('faults: SIGTERM with a request in flight', () => {
 
   it('stops accepting, finishes the in-flight dispute submission (code 0), then exits 0', async () => {
     const s = server!;
-    const locker = new pg.Client({ connectionString: database.url, application_name: 'faults-locker' });
-    await locker.connect();
+    const lock = await lockMarket(database.dataSource, market.id);
     let released = false;
     try {
-      await locker.query('BEGIN');
-      await locker.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [market.id]);
 
       // Fired on its own connection; it blocks inside the server's transaction on our lock.
       const inFlight = s.http.request('POST', '/oracle/markets/dispute/submit', {
@@ -71,7 +68,7 @@ describe('faults: SIGTERM with a request in flight', () => {
       const lockHeldMs = releaseAt - waitStart;
       // The server's lock_timeout (DB_STATEMENT_TIMEOUT_MS, 2000 ms by default) has not fired.
       expect(lockHeldMs).toBeLessThan(1_500);
-      await locker.query('ROLLBACK');
+      await lock.release();
       released = true;
 
       const response = await inFlight;
@@ -98,8 +95,7 @@ describe('faults: SIGTERM with a request in flight', () => {
         ].join('\n'),
       );
     } finally {
-      if (!released) await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
+      if (!released) await lock.release();
     }
   });
 });
