@@ -4,14 +4,14 @@
 // For each scenario: the built service (`node <start:prod's flags> dist/main.js`, production
 // settings, LOG_LEVEL=info) on a seeded database, a warm-up, then two measured loads of the
 // same length: one plain (the process's CPU time from /proc/<pid>/stat over the requests
-// answered: µs/request), one with V8's sampling profiler running (started and stopped over the
-// inspector protocol, so startup and warm-up are not in it). Each profile sample is charged to
-// the innermost frame that belongs to a package or to the service's own code (node's internals
-// called by a package are that package's cost); the layers' shares of the samples, times the
-// plain run's µs/request, are the table. Flags: --seconds N (default 8), --connections N
-// (default 20), --scenario read|cold|dispute|all, --top N (the N functions with the most self time),
-// --target nest (profile N, the bench's bare Nest server, instead: what the framework costs),
-// --callers NAME (the stacks that end in that function).
+// answered: µs/request, and its user and system parts), one with V8's sampling profiler running
+// (started and stopped over the inspector protocol, so startup and warm-up are not in it). Each
+// profile sample is charged to the innermost frame that belongs to a package or to the service's
+// own code (node's internals called by a package are that package's cost); the layers' shares of
+// the samples, times the plain run's µs/request, are the table. Flags: --seconds N (default 8),
+// --connections N (default 20), --scenario read|cold|dispute|all, --top N (the N functions with
+// the most self time), --target nest (profile N, the bench's bare Nest server, instead: what the
+// framework costs), --callers NAME (the stacks that end in that function).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -114,9 +114,10 @@ function attribute(profile, usPerRequest) {
   };
 }
 
+/** The process's CPU time so far, in clock ticks (1/100 s): in its own code (user) and in the kernel's (system). */
 function cpuTicks(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
+  return { user: Number(fields[11]), system: Number(fields[12]) };
 }
 
 /** The service (or, with --target nest, N: bench/nest-server.mjs answering `marketItem`), inspectable. */
@@ -177,9 +178,14 @@ async function profileScenario(name, databaseUrl, requestsFor, marketItem) {
     await load(url, requestsFor(), 3); // warm-up: JIT, caches, pool
     const before = cpuTicks(child.pid);
     const plain = await load(url, requestsFor(), SECONDS);
-    const usPerRequest = ((cpuTicks(child.pid) - before) * 10_000) / plain.requests.total;
+    const after = cpuTicks(child.pid);
+    const perRequest = (ticks) => (ticks * 10_000) / plain.requests.total;
+    const usPerRequest = perRequest(after.user + after.system - before.user - before.system);
+    // The profiler samples by the clock: a thread descheduled inside a system call is charged to
+    // that call. The system time measured here is what every system call really took together.
+    const split = `user ${perRequest(after.user - before.user).toFixed(0)}, system ${perRequest(after.system - before.system).toFixed(0)}`;
     const codes = plain['2xx'] === plain.requests.total ? '' : ` (non-2xx ${plain.non2xx})`;
-    log(`${name}: ${Math.round(plain.requests.average)} req/s, ${usPerRequest.toFixed(0)} µs CPU/request${codes}`);
+    log(`${name}: ${Math.round(plain.requests.average)} req/s, ${usPerRequest.toFixed(0)} µs CPU/request (${split})${codes}`);
     const devtools = await inspector(inspectPort);
     await devtools.call('Profiler.enable');
     await devtools.call('Profiler.setSamplingInterval', { interval: 200 });
@@ -187,7 +193,7 @@ async function profileScenario(name, databaseUrl, requestsFor, marketItem) {
     await load(url, requestsFor(), SECONDS);
     const { profile } = await devtools.call('Profiler.stop');
     devtools.close();
-    return { name, reqPerSec: Math.round(plain.requests.average), usPerRequest, ...attribute(profile, usPerRequest) };
+    return { name, reqPerSec: Math.round(plain.requests.average), usPerRequest, split, ...attribute(profile, usPerRequest) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => child.once('exit', done));
@@ -229,7 +235,7 @@ async function main() {
     if (wanted('cold') && TARGET !== 'nest') results.push(await profileScenario('uncached public read (uniform over 30k markets)', database.url, coldRequests));
     if (wanted('dispute') && TARGET !== 'nest') results.push(await profileScenario('dispute submission', database.url, disputeRequests));
     for (const result of results) {
-      process.stdout.write(`\n${result.name}: ${result.reqPerSec} req/s at c=${CONNECTIONS}, ${result.usPerRequest.toFixed(0)} µs CPU/request\n`);
+      process.stdout.write(`\n${result.name}: ${result.reqPerSec} req/s at c=${CONNECTIONS}, ${result.usPerRequest.toFixed(0)} µs CPU/request (${result.split})\n`);
       process.stdout.write('| layer | µs/request |\n|---|---:|\n');
       for (const { layer, us } of result.layers) if (us >= 1) process.stdout.write(`| ${layer} | ${us.toFixed(0)} |\n`);
       if (CALLERS) {
