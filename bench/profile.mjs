@@ -11,7 +11,8 @@
 // the samples, times the plain run's µs/request, are the table. Flags: --seconds N (default 8),
 // --connections N (default 20), --scenario read|cold|dispute|all, --top N (the N functions with
 // the most self time), --target nest (profile N, the bench's bare Nest server, instead: what the
-// framework costs), --callers NAME (the stacks that end in that function).
+// framework costs), --callers NAME (the stacks that end in that function), --allocations (a
+// third load under V8's sampling heap profiler: the bytes each request allocates, by layer).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,7 @@ const SCENARIOS = flag('--scenario', 'all');
 const TOP = Number(flag('--top', '0'));
 const TARGET = flag('--target', 'service');
 const CALLERS = flag('--callers', '');
+const ALLOCATIONS = args.includes('--allocations');
 const log = (line) => process.stderr.write(`[profile] ${line}\n`);
 
 // Innermost match wins; the order only matters for paths two patterns could both match.
@@ -56,6 +58,30 @@ function layerOf(url) {
   if (own) return `service: ${own[1]}`;
   if (url.includes('node_modules/')) return `other package: ${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)[1]}`;
   return null;
+}
+
+/** A function and where it is, short: `name package/path:line`. */
+const placeOf = (frame) =>
+  `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`;
+
+/**
+ * Bytes allocated per request, by layer and by function, from a sampling heap profile that keeps
+ * the samples of objects already collected: everything allocated, not only what survived.
+ */
+function allocationsOf(heap, requests) {
+  const layers = new Map();
+  const functions = new Map();
+  const add = (map, key, bytes) => map.set(key, (map.get(key) ?? 0) + bytes);
+  const walk = (node, enclosing) => {
+    const layer = layerOf(node.callFrame.url) ?? enclosing;
+    add(layers, layer ?? (node.callFrame.url.startsWith('node:') ? 'Node (HTTP parser, sockets, streams)' : 'V8 / native'), node.selfSize);
+    add(functions, placeOf(node.callFrame), node.selfSize);
+    for (const child of node.children) walk(child, layer);
+  };
+  walk(heap.head, null);
+  const perRequest = (entries) => [...entries].map(([name, bytes]) => ({ name, bytes: bytes / requests })).sort((a, b) => b.bytes - a.bytes);
+  const byLayer = perRequest(layers);
+  return { total: byLayer.reduce((sum, { bytes }) => sum + bytes, 0), byLayer, byFunction: perRequest(functions) };
 }
 
 /** µs of CPU per layer, from a .cpuprofile and the plain run's total µs/request. */
@@ -88,8 +114,7 @@ function attribute(profile, usPerRequest) {
     if (layer === '(idle)') continue;
     counted++;
     charged.set(layer, (charged.get(layer) ?? 0) + 1);
-    const frame = nodes.get(id).callFrame;
-    const where = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`;
+    const where = placeOf(nodes.get(id).callFrame);
     functions.set(where, (functions.get(where) ?? 0) + 1);
   }
   // --callers NAME: the stacks (innermost first) that end in a function of that name.
@@ -192,8 +217,17 @@ async function profileScenario(name, databaseUrl, requestsFor, marketItem) {
     await devtools.call('Profiler.start');
     await load(url, requestsFor(), SECONDS);
     const { profile } = await devtools.call('Profiler.stop');
+    let allocations;
+    if (ALLOCATIONS) {
+      await devtools.call('HeapProfiler.enable');
+      await devtools.call('HeapProfiler.startSampling', {
+        samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+      });
+      const sampled = await load(url, requestsFor(), SECONDS);
+      allocations = allocationsOf((await devtools.call('HeapProfiler.stopSampling')).profile, sampled.requests.total);
+    }
     devtools.close();
-    return { name, reqPerSec: Math.round(plain.requests.average), usPerRequest, split, ...attribute(profile, usPerRequest) };
+    return { name, reqPerSec: Math.round(plain.requests.average), usPerRequest, split, allocations, ...attribute(profile, usPerRequest) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => child.once('exit', done));
@@ -245,6 +279,13 @@ async function main() {
       if (TOP > 0) {
         process.stdout.write(`\ntop ${TOP} functions by self time (µs/request):\n`);
         for (const { where, us } of result.functions.slice(0, TOP)) process.stdout.write(`  ${us.toFixed(1).padStart(6)}  ${where}\n`);
+      }
+      if (result.allocations) {
+        const { total, byLayer, byFunction } = result.allocations;
+        const kb = (bytes) => (bytes / 1024).toFixed(1);
+        process.stdout.write(`\nallocated per request (sampled): ${kb(total)} KiB\n| layer | KiB/request |\n|---|---:|\n`);
+        for (const { name, bytes } of byLayer) if (bytes >= 512) process.stdout.write(`| ${name} | ${kb(bytes)} |\n`);
+        for (const { name, bytes } of byFunction.slice(0, TOP)) process.stdout.write(`  ${kb(bytes).padStart(6)} KiB  ${name}\n`);
       }
     }
   } finally {
