@@ -60,6 +60,10 @@ function layerOf(url) {
   return null;
 }
 
+/** Where code that belongs to no layer is charged: Node's own JavaScript, or V8 and native code. */
+const NODE_LAYER = 'Node (HTTP parser, sockets, streams)';
+const NATIVE_LAYER = 'V8 / native';
+
 /** A function and where it is, short: `name package/path:line`. */
 const placeOf = (frame) =>
   `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`;
@@ -74,12 +78,13 @@ function allocationsOf(heap, requests) {
   const add = (map, key, bytes) => map.set(key, (map.get(key) ?? 0) + bytes);
   const walk = (node, enclosing) => {
     const layer = layerOf(node.callFrame.url) ?? enclosing;
-    add(layers, layer ?? (node.callFrame.url.startsWith('node:') ? 'Node (HTTP parser, sockets, streams)' : 'V8 / native'), node.selfSize);
+    add(layers, layer ?? (node.callFrame.url.startsWith('node:') ? NODE_LAYER : NATIVE_LAYER), node.selfSize);
     add(functions, placeOf(node.callFrame), node.selfSize);
     for (const child of node.children) walk(child, layer);
   };
   walk(heap.head, null);
-  const perRequest = (entries) => [...entries].map(([name, bytes]) => ({ name, bytes: bytes / requests })).sort((a, b) => b.bytes - a.bytes);
+  const perRequest = (entries) =>
+    [...entries].map(([name, bytes]) => ({ name, bytes: bytes / requests })).sort((a, b) => b.bytes - a.bytes);
   const byLayer = perRequest(layers);
   return { total: byLayer.reduce((sum, { bytes }) => sum + bytes, 0), byLayer, byFunction: perRequest(functions) };
 }
@@ -107,7 +112,7 @@ function attribute(profile, usPerRequest) {
           layer = layerOf(url);
           if (url.startsWith('node:')) sawNode = true;
         }
-        layer ??= sawNode ? 'Node (HTTP parser, sockets, streams)' : 'V8 / native';
+        layer ??= sawNode ? NODE_LAYER : NATIVE_LAYER;
       }
       cache.set(id, layer);
     }
