@@ -32,7 +32,6 @@ describe('faults: SIGTERM with a request in flight', () => {
     const lock = await lockMarket(database.dataSource, market.id);
     let released = false;
     try {
-
       // Fired on its own connection; it blocks inside the server's transaction on our lock.
       const inFlight = s.http.request('POST', '/oracle/markets/dispute/submit', {
         headers: { 'x-api-key': market.apiKey },
