@@ -1,6 +1,11 @@
-import { Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import onFinished from 'on-finished';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { ensureRequestContext } from './request-context.middleware';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -10,14 +15,54 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true });
 
 /**
+ * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes
+ * in chunks. A body declared over the limit is refused without being held (it is read off).
+ */
+function bytesToHold(req: Request): number {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const length = Number(declared);
+    return length <= BODY_LIMIT_BYTES ? length : 0;
+  }
+  return req.headers['transfer-encoding'] === undefined ? 0 : BODY_LIMIT_BYTES;
+}
+
+/**
  * Reads the body (64 KiB at most). A failure is held back, not answered: the envelope
  * interceptor raises it after the guards, so that credentials are checked before the body. A
  * body refused for its size is read off to its end first (body-parser), so that the client
  * reads the answer rather than a reset; the request's deadline bounds that wait.
+ *
+ * The bodies being read and worked on are held in memory together, so the process holds at
+ * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their first byte until their
+ * answers are written. Beyond it, 5031 with Retry-After at once, before a byte is read: without
+ * it, a few thousand connections trickling 64 KiB bodies at once exhausted the heap before the
+ * limit on requests in progress (which counts from when a body is read) saw any of them.
+ * Requests without a body never wait on it.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
+  private readonly budget: number;
+  private held = 0;
+
+  constructor(
+    @Inject(ConfigService) config: ConfigService<Environment, true>,
+    private readonly metrics: MetricsService,
+  ) {
+    this.budget = config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true });
+  }
+
   use(req: Request, res: Response, next: NextFunction): void {
+    const size = bytesToHold(req);
+    if (size > 0) {
+      if (this.held + size > this.budget) {
+        this.metrics.shed.inc({ reason: 'bodies' });
+        res.setHeader('Retry-After', '1');
+        throw new ApiError(ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
+      }
+      this.held += size;
+      onFinished(res, () => (this.held -= size));
+    }
     parseJson(req, res, (error?: unknown) => {
       // Answered while its body was read (it did not arrive in time), or its client has gone:
       // nothing is left to do.

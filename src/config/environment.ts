@@ -118,6 +118,13 @@ export class Environment {
   @Max(100000)
   MAX_REQUESTS_IN_FLIGHT = 256;
 
+  /** Bytes of request bodies (by declared length) held in this process at once; beyond it, 5031 "server busy". */
+  @Transform(toInt)
+  @IsInt()
+  @Min(65536)
+  @Max(1073741824)
+  MAX_BODY_BYTES_IN_FLIGHT = 8388608;
+
   /** How long a client may take to send its request headers. */
   @Transform(toInt)
   @IsInt()
