@@ -29,8 +29,8 @@ describe('failed authentications', () => {
   });
 
   it('refuses an address past its limit before counting its guesses, and still answers a request without credentials 4010', async () => {
-    // The failure past the limit is the last one looked up: it blocks the address.
-    for (let i = 0; i <= FAILURES_PER_MINUTE; i++) {
+    // The failure that reaches the limit is the last one looked up: it blocks the address.
+    for (let i = 0; i < FAILURES_PER_MINUTE; i++) {
       const failed = await t.http.post(SUBMIT).set('x-api-key', `sok_${guess()}`).send({});
       expect(failed.body.code).toBe(4011);
     }

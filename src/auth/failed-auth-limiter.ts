@@ -45,12 +45,16 @@ export class FailedAuthLimiter {
     throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many failed authentications from this address');
   }
 
-  /** Counts a failed authentication of the request's client IP. */
+  /**
+   * Counts a failed authentication of the request's client IP; the failure that reaches the
+   * limit refuses the address for the rest of its window (the store's block starts only past it).
+   */
   async recordFailure(req: Request): Promise<void> {
     const address = req.ip ?? '';
     const record = await this.storage.increment(`ip:${address}`, WINDOW_MS, this.limit, WINDOW_MS, 'auth-failures');
-    if (!record.isBlocked) return;
+    if (record.totalHits < this.limit) return;
     if (this.blockedUntil.size >= MAX_BLOCKED_ADDRESSES) this.blockedUntil.delete(this.blockedUntil.keys().next().value!);
-    this.blockedUntil.set(address, Date.now() + record.timeToBlockExpire * 1000);
+    const seconds = record.isBlocked ? record.timeToBlockExpire : record.timeToExpire;
+    this.blockedUntil.set(address, Date.now() + seconds * 1000);
   }
 }

@@ -102,7 +102,7 @@ describe('faults: costly requests', () => {
     const failed = answers.filter((a) => a.body.code === 4011 || a.body.code === 4012);
     const refused = answers.filter((a) => a.body.code === 4290);
     expect(failed.length + refused.length).toBe(STORM_REQUESTS);
-    // Each failure counted; those already past the check when the 31st was counted fail too.
+    // Each failure counted; those already past the check when the 30th was counted fail too.
     expect(failed.length).toBeGreaterThanOrEqual(AUTH_FAILURES_PER_MINUTE);
     expect(failed.length).toBeLessThanOrEqual(AUTH_FAILURES_PER_MINUTE + STORM_CONCURRENCY);
     for (const answer of refused) {
