@@ -15,5 +15,8 @@ export function parseRfc3339(value: unknown): Date | undefined {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth || year < 1) return undefined;
   const instant = new Date(value.toUpperCase().replace(' ', 'T').replace(/:60(\.|Z|[+-])/, ':59$1'));
-  return Number.isNaN(instant.getTime()) ? undefined : instant;
+  if (Number.isNaN(instant.getTime())) return undefined;
+  // In UTC, as it is stored and served, it must still have a four-digit year.
+  const utcYear = instant.getUTCFullYear();
+  return utcYear >= 1 && utcYear <= 9999 ? instant : undefined;
 }
