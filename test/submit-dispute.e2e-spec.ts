@@ -163,6 +163,21 @@ describe('POST /oracle/markets/dispute/submit', () => {
       );
     });
 
+    it.each([
+      ['0.9999999999999999999999', 'JSON.parse reads it as 1'],
+      ['1.0000000000000000001', 'JSON.parse reads it as 1'],
+      ['1e-400', 'JSON.parse reads it as 0'],
+    ])('4000 for market_id %s, a fraction %s: refused, not rounded', async (literal) => {
+      const market = await fixtures.market('acme');
+      const body = JSON.stringify(disputeBody(market.id)).replace(`"market_id":${market.id}`, `"market_id":${literal}`);
+      expect((await submit(acme.apiKey, body)).body).toEqual(
+        error(4000, 'invalid request', 'market_id must be a positive integer no greater than 9007199254740991'),
+      );
+      // An integer written with a fraction or an exponent is that integer.
+      const exact = JSON.stringify(disputeBody(market.id)).replace(`"market_id":${market.id}`, `"market_id":${market.id}.000e0`);
+      expect((await submit(acme.apiKey, exact)).body.code).toBe(0);
+    });
+
     it('4000 rather than 4040 when validation fails: nothing is written', async () => {
       const market = await fixtures.market('acme');
       const response = await submit(acme.apiKey, disputeBody(market.id, { reason_text: '' }));

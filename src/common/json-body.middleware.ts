@@ -6,13 +6,15 @@ import onFinished from 'on-finished';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { exactIntegers } from './exact-integers';
 import { ensureRequestContext } from './request-context.middleware';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 // Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
-// mislabelled body is better reported as malformed JSON than silently ignored.
-const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true });
+// mislabelled body is better reported as malformed JSON than silently ignored. A number that
+// JSON.parse would round to an integer is refused, not rounded (exactIntegers).
+const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true, reviver: exactIntegers });
 
 /**
  * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes

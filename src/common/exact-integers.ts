@@ -1,0 +1,28 @@
+const NUMBER_LITERAL = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Whether a JSON number literal names an integer exactly: once its exponent is applied, no digit
+ * after the decimal point is other than 0 (`7`, `7.0`, `7e0` and `0.7e1` do; `7.000000000000000001`
+ * does not, although JSON.parse reads it as 7).
+ */
+export function isIntegerLiteral(source: string): boolean {
+  const match = NUMBER_LITERAL.exec(source);
+  if (!match) return false;
+  const [, whole, fraction = '', exponent = '0'] = match;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  return point >= digits.length || /^0*$/.test(digits.slice(Math.max(0, point)));
+}
+
+/**
+ * A JSON.parse reviver: a number that JSON.parse rounded to an integer from a literal that is not
+ * one (`0.99999999999999999999` is read as 1) becomes NaN, so that a field wanting an integer
+ * refuses it (4000) instead of taking another value (market 1) for it. Every other value is as
+ * JSON.parse read it. The literal is the reviver's `context.source` (Node 21 and later).
+ */
+export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return value;
+  const source = context?.source;
+  if (source === undefined || !/[.eE]/.test(source)) return value;
+  return isIntegerLiteral(source) ? value : NaN;
+}
