@@ -593,7 +593,7 @@ describe('fuzzing the partner and admin routes', () => {
           let codes: number[];
           let parsed: ReturnType<typeof parsedBody> | undefined;
           if (typeof partner === 'number') codes = [partner];
-          else if (body === undefined) codes = [4000]; // no body at all: {} → market_id is required
+          else if (body === undefined) codes = [4001]; // no body at all: no JSON object
           else if (charset === 'bad') codes = [4000];
           else if (codingKind === 'unsupported') codes = [4000];
           else if (codingKind !== 'identity' && !compress) codes = wire!.length === 0 || codingKind === 'br' ? [4000, 4001] : [4001];
@@ -969,6 +969,11 @@ describe('fuzzing the partner and admin routes', () => {
       if (!isPlainObject(parsed.value)) return { codes: [4001] };
       body = parsed.value;
       verdict = adminBodyModels[dto](body);
+    } else if (route === 'issueKey' && call.body !== undefined) {
+      // It takes no body: none, an empty one or {} (NoBody); members are unknown fields.
+      const { value } = parsedBody(decoded(call.body)) as { value: unknown };
+      if (value !== undefined && !isPlainObject(value)) return { codes: [4001] };
+      if (value !== undefined && Object.keys(value).length > 0) return { codes: [4000] };
     }
     if (id !== undefined && !validPathId(id)) return { codes: [4000] };
     if (verdict === 'invalid') return { codes: [4000] };

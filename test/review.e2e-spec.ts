@@ -173,6 +173,20 @@ describe('review back office (/admin)', () => {
       expect(JSON.stringify(listed.body)).not.toContain(key);
     });
 
+    it('4000 for a query parameter or a body member on routes that take none; no body, or {}, issues a key', async () => {
+      const unknown = (field: string) => ({ code: 4000, msg: 'invalid request', detail: `${field} is not a known field` });
+      for (const path of ['/admin/partners?x=1', '/admin/reviewers?x=1', '/admin/disputes/counts?x=1', '/admin/disputes/1?x=1']) {
+        expect((await master.get(path)).body).toEqual(unknown('x'));
+      }
+      await master.post('/admin/partners', { source: 'umbrella', name: 'Umbrella' });
+      expect((await master.post('/admin/partners/umbrella/keys', { label: 'ci' })).body).toEqual(unknown('label'));
+      expect((await master.post('/admin/partners/umbrella/keys?label=ci')).body).toEqual(unknown('label'));
+      expect((await master.post('/admin/partners/umbrella/keys', [])).body.code).toBe(4001);
+      expect((await master.post('/admin/partners/umbrella/keys')).body.code).toBe(0);
+      const bare = await t.http.post('/admin/partners/umbrella/keys').set('authorization', `Bearer ${MASTER}`);
+      expect(bare.body.code).toBe(0);
+    });
+
     it('4093 for a duplicate source, 4042 for keys of an unknown partner', async () => {
       await master.post('/admin/partners', { source: 'dup', name: 'Dup' });
       expect((await master.post('/admin/partners', { source: 'dup', name: 'Dup again' })).body).toEqual(

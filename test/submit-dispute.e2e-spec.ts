@@ -110,6 +110,20 @@ describe('POST /oracle/markets/dispute/submit', () => {
       expect((await submit(acme.apiKey, '{"market_id": 1,')).body).toEqual(error(4001, 'malformed JSON body'));
     });
 
+    it('4001 for no body, an empty one or a byte order mark alone: no JSON object', async () => {
+      const none = await t.http.post(SUBMIT).set('x-api-key', acme.apiKey);
+      expect(none.body).toEqual(error(4001, 'malformed JSON body', 'the body must be a JSON object'));
+      for (const empty of ['', '\uFEFF']) {
+        expect((await submit(acme.apiKey, empty)).body).toEqual(error(4001, 'malformed JSON body', 'the body must be a JSON object'));
+      }
+    });
+
+    it('4000 for a query parameter: the route takes none', async () => {
+      const market = await fixtures.market('acme');
+      const response = await t.http.post(`${SUBMIT}?market_id=${market.id}`).set('x-api-key', acme.apiKey).send(disputeBody(market.id));
+      expect(response.body).toEqual(error(4000, 'invalid request', 'market_id is not a known field'));
+    });
+
     it.each([['[1, 2]'], ['"a string"'], ['42'], ['null']])('4001 for a body that is not an object: %s', async (body) => {
       expect((await submit(acme.apiKey, body)).body).toEqual(
         error(4001, 'malformed JSON body', 'the body must be a JSON object'),

@@ -75,8 +75,9 @@ class RuleViolations {
 
 /**
  * The global validation pipe, linear in the size of what is sent: DTO bodies must be JSON
- * objects (else 4001); one 4000 names the offending fields (the first ten, and how many more);
- * unknown fields are refused. A body of thousands of unknown fields is refused from a set
+ * objects (else 4001; no body or an empty one is no JSON object either, except for a route that
+ * takes none: NoBody); one 4000 names the offending fields (the first ten, and how many more);
+ * unknown fields are refused, also on routes that take no query or no body (NoQuery, NoBody). A body of thousands of unknown fields is refused from a set
  * lookup per member, before class-transformer and class-validator see it.
  */
 @Injectable()
@@ -98,7 +99,8 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     const dto = (type === 'body' || type === 'query') && metatype !== undefined && metatype !== Object;
     if (!dto) return super.transform(value, metadata);
     if (type === 'body') {
-      if (value === undefined) value = {};
+      // No body, or an empty one: not JSON, unless the route takes none (NoBody).
+      if (value === undefined && fieldsOf(metatype).all.size === 0) value = {};
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body must be a JSON object');
       }
@@ -115,6 +117,11 @@ export class EnvelopeValidationPipe extends ValidationPipe {
       else deep = true;
     }
     if (deep) throw problems.error();
+    // A class without fields (NoQuery, NoBody): class-validator would refuse it as an unknown value.
+    if (fields.all.size === 0) {
+      if (problems.found) throw problems.error();
+      return declared;
+    }
     try {
       const entity = await super.transform(declared, metadata);
       if (problems.found) throw problems.error();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { exactIntegers, isIntegerLiteral } from './exact-integers';
+import { exactIntegers, isIntegerLiteral, withExactIntegers } from './exact-integers';
 
 describe('isIntegerLiteral', () => {
   it.each(['7', '-7', '0', '7.0', '7.000', '7e0', '7E+2', '0.7e1', '1.25e2', '0.0e5', '-0', '9007199254740991'])('%s names an integer', (literal) => {
@@ -25,5 +25,21 @@ describe('exactIntegers', () => {
       f: null,
       g: { h: [1, true] },
     });
+  });
+});
+
+describe('withExactIntegers', () => {
+  const read = (text: string) => withExactIntegers(JSON.parse(text), () => text);
+
+  it('reads again only a body that holds an integer, and leaves one too deep for a reviver as JSON.parse read it', () => {
+    expect(read('{"market_id":0.99999999999999999999,"a":"b"}')).toEqual({ market_id: NaN, a: 'b' });
+    expect(read('{"market_id":12,"at":"2026-11-21T10:00:00.000Z"}')).toEqual({ market_id: 12, at: '2026-11-21T10:00:00.000Z' });
+    const text = () => {
+      throw new Error('read again');
+    };
+    expect(withExactIntegers({ a: 'b', c: [1.5, null] }, text)).toEqual({ a: 'b', c: [1.5, null] });
+    const deep = `{"n":1,"d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const parsed: unknown = JSON.parse(deep);
+    expect(withExactIntegers(parsed, () => deep)).toBe(parsed);
   });
 });

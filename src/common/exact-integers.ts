@@ -16,13 +16,39 @@ export function isIntegerLiteral(source: string): boolean {
 
 /**
  * A JSON.parse reviver: a number that JSON.parse rounded to an integer from a literal that is not
- * one (`0.99999999999999999999` is read as 1) becomes NaN, so that a field wanting an integer
- * refuses it (4000) instead of taking another value (market 1) for it. Every other value is as
- * JSON.parse read it. The literal is the reviver's `context.source` (Node 21 and later).
+ * one (`0.99999999999999999999` is read as 1) becomes NaN. Every other value is as JSON.parse read
+ * it. The literal is the reviver's `context.source` (Node 21 and later).
  */
 export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || !Number.isInteger(value)) return value;
   const source = context?.source;
   if (source === undefined || !/[.eE]/.test(source)) return value;
   return isIntegerLiteral(source) ? value : NaN;
+}
+
+/** Whether `value` holds an integer number anywhere (iteratively: any depth). */
+function holdsInteger(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'number' && Number.isInteger(item)) return true;
+    if (typeof item === 'object' && item !== null) pending.push(...Object.values(item));
+  }
+  return false;
+}
+
+/**
+ * `parsed` (JSON.parse's reading of `text()`), with every integer that JSON.parse rounded from a
+ * literal that is not one made NaN, so that a field wanting an integer refuses it (4000) instead of
+ * taking another value (market 1) for it. Only a body holding an integer is read again, with
+ * exactIntegers; one nested too deeply for a reviver (whose recursion overflows the stack in the
+ * thousands of levels) is left as read: the validation pipe refuses it for its depth.
+ */
+export function withExactIntegers(parsed: unknown, text: () => string): unknown {
+  if (!holdsInteger(parsed)) return parsed;
+  try {
+    return JSON.parse(text(), exactIntegers) as unknown;
+  } catch {
+    return parsed;
+  }
 }

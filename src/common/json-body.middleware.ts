@@ -6,21 +6,52 @@ import onFinished from 'on-finished';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
-import { exactIntegers } from './exact-integers';
+import { withExactIntegers } from './exact-integers';
 import { ensureRequestContext } from './request-context.middleware';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** The bytes of each body read, and their charset: an empty one is no JSON, as if none was sent. */
+const rawBodies = new WeakMap<object, { raw: Buffer; charset: string }>();
+
 // Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
-// mislabelled body is better reported as malformed JSON than silently ignored. A number that
-// JSON.parse would round to an integer is refused, not rounded (exactIntegers).
-const parseJson = json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true, reviver: exactIntegers });
+// mislabelled body is better reported as malformed JSON than silently ignored. (body-parser
+// reads an empty body as {}; `verify` sees its bytes first, and also makes it hold them as
+// buffers, decoded once, rather than as a growing string.)
+const parseJson = json({
+  limit: BODY_LIMIT_BYTES,
+  strict: false,
+  type: () => true,
+  verify: (req, _res, raw, charset) => void rawBodies.set(req, { raw, charset }),
+});
+
+/** What was parsed of `req`'s body: undefined if it was empty, its integers exact (withExactIntegers). */
+function bodyOf(req: Request): unknown {
+  const sent = rawBodies.get(req);
+  if (!sent) return req.body;
+  // A charset body-parser reads and TextDecoder does not (UTF-32): the body as it was read.
+  const text = () => new TextDecoder(sent.charset).decode(sent.raw);
+  // Empty once decoded: no bytes, or only a byte order mark.
+  if (sent.raw.length <= 4 && isEmptyText(text)) return undefined;
+  return withExactIntegers(req.body, text);
+}
+
+function isEmptyText(text: () => string): boolean {
+  try {
+    return text().length === 0;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes
- * in chunks. A body declared over the limit is refused without being held (it is read off).
+ * in chunks or compressed. A body declared over the limit is refused without being held (it is
+ * read off).
  */
 function bytesToHold(req: Request): number {
+  const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
+  if (compressed) return BODY_LIMIT_BYTES;
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const length = Number(declared);
@@ -70,6 +101,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
       // nothing is left to do.
       if (res.headersSent || req.socket.destroyed) return;
       if (error) ensureRequestContext(req, res).bodyError = error;
+      else req.body = bodyOf(req);
       next();
     });
   }

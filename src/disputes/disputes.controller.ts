@@ -1,6 +1,7 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
+import { NoQuery } from '../common/no-fields';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
@@ -32,6 +33,7 @@ export class DisputesController {
   async submitDispute(
     @CurrentPartner() partner: AuthenticatedPartner,
     @Body() body: SubmitDisputeDto,
+    @Query() _query: NoQuery,
   ): Promise<{ dispute_id: number }> {
     return this.disputes.submitDispute(partner, body);
   }

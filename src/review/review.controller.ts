@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
+import { NoBody, NoQuery } from '../common/no-fields';
 import { ParseIdPipe } from '../common/validation';
 import { SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { AuditService } from './audit.service';
@@ -54,14 +55,14 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account; its key is shown once', WRITE)
-  createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto) {
+  createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.backOffice.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts', READ)
-  async listReviewers() {
+  async listReviewers(@Query() _query: NoQuery) {
     return { reviewers: await this.backOffice.listReviewers() };
   }
 
@@ -69,7 +70,7 @@ export class ReviewController {
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'REVIEWER_NOT_FOUND'])
-  revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string) {
+  revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.backOffice.revokeReviewer(actor, id);
   }
 
@@ -77,14 +78,14 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.CreatedPartner, 'Register a partner source with its first API key (shown once)', [...WRITE, 'ALREADY_EXISTS'])
-  createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto) {
+  createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.backOffice.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.PartnerList, 'List partners and their keys (prefixes only)', READ)
-  async listPartners() {
+  async listPartners(@Query() _query: NoQuery) {
     return { partners: await this.backOffice.listPartners() };
   }
 
@@ -93,7 +94,8 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.IssuedKey, 'Issue another API key for a partner (shown once)', [...WRITE, 'PARTNER_NOT_FOUND'])
-  issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string) {
+  @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
+  issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
     return this.backOffice.issueKey(actor, source);
   }
 
@@ -102,7 +104,12 @@ export class ReviewController {
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
-  revokeKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Param('key_id', ParseIdPipe) keyId: string) {
+  revokeKey(
+    @CurrentActor() actor: AdminActor,
+    @Param('source') source: string,
+    @Param('key_id', ParseIdPipe) keyId: string,
+    @Query() _query: NoQuery,
+  ) {
     return this.backOffice.revokeKey(actor, source, keyId);
   }
 
@@ -124,7 +131,7 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.MarketItem, 'Create a market in `monitoring`', [...WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
-  createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto) {
+  createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
     return this.backOffice.createMarket(actor, body.source, body.slug);
   }
 
@@ -133,7 +140,12 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('admin')
   @ApiEnvelope(Schemas.MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
-  resolveMarket(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: ResolveMarketDto) {
+  resolveMarket(
+    @Param('id', ParseIdPipe) id: string,
+    @CurrentActor() actor: AdminActor,
+    @Body() body: ResolveMarketDto,
+    @Query() _query: NoQuery,
+  ) {
     return this.backOffice.resolveMarket(actor, id, body);
   }
 
@@ -153,7 +165,7 @@ export class ReviewController {
   @Get('disputes/counts')
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.DisputeCounts, 'How many disputes are open and closed', READ)
-  countDisputes() {
+  countDisputes(@Query() _query: NoQuery) {
     return this.backOffice.countDisputes();
   }
 
@@ -161,7 +173,7 @@ export class ReviewController {
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'One dispute with its market and submitter', [...READ, 'DISPUTE_NOT_FOUND'])
-  getDispute(@Param('id', ParseIdPipe) id: string) {
+  getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.backOffice.getDispute(id);
   }
 
@@ -170,7 +182,12 @@ export class ReviewController {
   @HttpCode(200)
   @AdminAuth('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'Close an open dispute with a keep or override decision', [...WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
-  recordDecision(@Param('id', ParseIdPipe) id: string, @CurrentActor() actor: AdminActor, @Body() body: DecisionDto) {
+  recordDecision(
+    @Param('id', ParseIdPipe) id: string,
+    @CurrentActor() actor: AdminActor,
+    @Body() body: DecisionDto,
+    @Query() _query: NoQuery,
+  ) {
     return this.backOffice.recordDecision(actor, id, body.type, body.reason_text);
   }
 

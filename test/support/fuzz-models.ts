@@ -186,9 +186,9 @@ export function pageQueryModel(
   return { code: 0, limit, cursor, status };
 }
 
-/** What body-parser hands the app for a decoded body text: the value, or a parse failure. */
+/** What the app reads of a decoded body text: the value (undefined: none), or a parse failure. */
 export function parsedBody(text: string): { ok: true; value: unknown } | { ok: false } {
-  if (text.length === 0) return { ok: true, value: {} };
+  if (text.length === 0) return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
