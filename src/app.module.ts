@@ -1,7 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminGuard } from './auth/admin.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -26,6 +26,7 @@ import { MarketsModule } from './markets/markets.module';
 import { loggingOptions } from './observability/logging';
 import { MetricsService } from './observability/metrics.service';
 import { ObservabilityModule } from './observability/observability.module';
+import { RateLimitGuard } from './observability/rate-limit.guard';
 import { rateLimitOptions } from './observability/rate-limits';
 import { RequestObservationMiddleware } from './observability/request-observation.middleware';
 import { ReviewModule } from './review/review.module';
@@ -52,7 +53,7 @@ import { ReviewModule } from './review/review.module';
     // In this order: addresses that failed authentication too often, then the rate limits, so
     // floods of bad credentials never reach the database nor take rate-limit windows.
     { provide: APP_GUARD, useClass: FailedAuthGuard },
-    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: AdminGuard },
     ConnectionLimits,

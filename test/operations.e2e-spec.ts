@@ -66,7 +66,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(response.text).toMatch(/process_resident_memory_bytes/);
   });
 
-  it('limits the public read per client IP across instances sharing Redis: 4290 with Retry-After', async () => {
+  it('limits the public read per client IP across instances sharing Redis: 4290 with Retry-After and the X-RateLimit headers', async () => {
     const instances = [t.http, request(second.getHttpServer())];
     const responses = [];
     for (let i = 0; i < PUBLIC_LIMIT + 2; i++) {
@@ -80,6 +80,10 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(limited.status).toBe(200);
     expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: 'too many requests' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The refusal states the budget too: none left, until the window lets this IP in again.
+    expect(limited.headers['x-ratelimit-limit']).toBe(String(PUBLIC_LIMIT));
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(limited.headers['x-ratelimit-reset']).toBe(limited.headers['retry-after']);
     // Other budgets are separate: dispute submission is limited per key, not by this IP's reads.
     const partner = await fixturesOf(t).partner('limits');
     const dispute = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey).send({});
