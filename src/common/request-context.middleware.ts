@@ -39,10 +39,14 @@ function decodablePath(url: string): boolean {
   }
 }
 
+/** Node's own test of an Expect header for 100-continue (what it answers 100 Continue to). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
 /**
- * The first step of every request: its id; a path that is not valid percent-encoding, or an
+ * The first step of every request: its id; a path that is not valid percent-encoding, an
  * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400),
- * is 4000 whatever route it names; and no conditional request: Express answers a matching
+ * or an expectation other than 100-continue (Node would answer it an empty 417), is 4000
+ * whatever route it names; and no conditional request: Express answers a matching
  * If-None-Match (`*` matches anything) or If-Modified-Since with a bodiless 304, and every
  * answer here is a whole envelope with HTTP 200 (spec §1).
  */
@@ -52,6 +56,10 @@ export class RequestContextMiddleware implements NestMiddleware {
     ensureRequestContext(req, res);
     if (!decodablePath(req.url)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST);
     if (req.headers.host === undefined && req.httpVersion === '1.1') throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Host header is required');
+    const expectation = req.headers.expect;
+    if (expectation !== undefined && !CONTINUE.test(expectation)) {
+      throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Expect header can only be 100-continue');
+    }
     if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
     if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
     next();

@@ -150,6 +150,12 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
       ['headers that never end', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\n', TIMED_OUT],
       // The client asks for the connection to close: this one is answered by the pipeline.
       ['HTTP/1.1 without Host', 'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the Host header is required' }],
+      // Node would answer an empty 417 itself.
+      [
+        'an expectation other than 100-continue',
+        'GET /oracle/markets/public?slug=a&source=b HTTP/1.1\r\nHost: oracle\r\nExpect: bogus\r\nConnection: close\r\n\r\n',
+        { code: 4000, msg: 'invalid request', detail: 'the Expect header can only be 100-continue' },
+      ],
       [
         'a broken chunked body',
         `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\nx-api-key: ${h.disputed.apiKey}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,

@@ -31,6 +31,9 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   override initHttpServer(): void {
     const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
     const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
+      if (this.admits(req.socket)) app(req, res);
+    };
     const server = createServer(
       {
         requestTimeout,
@@ -40,10 +43,11 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         // Answered 4000 in the envelope instead (RequestContextMiddleware).
         requireHostHeader: false,
       },
-      (req, res) => {
-        if (this.admits(req.socket)) app(req, res);
-      },
+      listener,
     );
+    // A request whose Expect is not 100-continue: Node would answer it an empty 417 itself. It
+    // goes through the pipeline instead, which answers it 4000 (RequestContextMiddleware).
+    server.on('checkExpectation', listener);
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
     this.setHttpServer(server);
   }
