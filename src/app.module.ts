@@ -21,6 +21,7 @@ import { validateEnvironment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
+import { ApiDocsRoutes } from './docs/api-docs';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
 import { loggingOptions } from './observability/logging';
@@ -58,6 +59,7 @@ import { ReviewModule } from './review/review.module';
     { provide: APP_GUARD, useClass: AdminGuard },
     ConnectionLimits,
     ProtocolErrors,
+    ApiDocsRoutes,
   ],
 })
 export class AppModule implements NestModule {

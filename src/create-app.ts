@@ -6,7 +6,7 @@ import { AppModule } from './app.module';
 import { type Environment, validateEnvironment } from './config/environment';
 import { ExpressAdapterWithDeadlines } from './common/http/http-server';
 import { parseQuery } from './common/http/query-parser';
-import { setUpApiDocs } from './docs/api-docs';
+import { ApiDocsRoutes } from './docs/api-docs';
 
 /**
  * Builds the application exactly as production runs it; tests use it too. The request
@@ -35,7 +35,7 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
   const corsOrigins = config.get('CORS_ORIGINS', { infer: true });
   if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
-  setUpApiDocs(app);
+  app.get(ApiDocsRoutes).attach(app);
   return app;
 }
 

@@ -93,6 +93,8 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
   it('documents every route the app serves in the OpenAPI document', async () => {
     const response = await t.http.get('/docs-json');
     expect(response.status).toBe(200);
+    // Through the pipeline's middleware like any answer: it carries a request id.
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const documented = new Set(
       Object.entries(response.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
         Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),

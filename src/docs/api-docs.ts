@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { finishDocument } from './finish-document';
@@ -45,4 +45,24 @@ export function setUpApiDocs(app: INestApplication): void {
   config.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as typeof config.info.license;
   const document = finishDocument(SwaggerModule.createDocument(app, config));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}
+
+/**
+ * Mounts the API docs when Nest initializes the application: Nest calls onModuleInit once it
+ * has registered the middleware and the controllers' routes, and before its not-found handler.
+ * Mounted earlier (as the application is created), the docs were answered ahead of the
+ * middleware: without a request id or a log line.
+ */
+@Injectable()
+export class ApiDocsRoutes implements OnModuleInit {
+  private app?: INestApplication;
+
+  /** The application whose docs to mount (createApp; the application is not injectable). */
+  attach(app: INestApplication): void {
+    this.app = app;
+  }
+
+  onModuleInit(): void {
+    if (this.app) setUpApiDocs(this.app);
+  }
 }
