@@ -77,8 +77,9 @@ class RuleViolations {
  * The global validation pipe, linear in the size of what is sent: DTO bodies must be JSON
  * objects (else 4001; no body or an empty one is no JSON object either, except for a route that
  * takes none: NoBody); one 4000 names the offending fields (the first ten, and how many more);
- * unknown fields are refused, also on routes that take no query or no body (NoQuery, NoBody). A body of thousands of unknown fields is refused from a set
- * lookup per member, before class-transformer and class-validator see it.
+ * unknown fields are refused, also on routes that take no query or no body (NoQuery, NoBody).
+ * A body of thousands of unknown fields is refused from a set lookup per member, before
+ * class-transformer and class-validator see it.
  */
 @Injectable()
 export class EnvelopeValidationPipe extends ValidationPipe {

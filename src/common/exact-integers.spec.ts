@@ -2,11 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { exactIntegers, isIntegerLiteral, withExactIntegers } from './exact-integers';
 
 describe('isIntegerLiteral', () => {
-  it.each(['7', '-7', '0', '7.0', '7.000', '7e0', '7E+2', '0.7e1', '1.25e2', '0.0e5', '-0', '9007199254740991'])('%s names an integer', (literal) => {
+  const integers = ['7', '-7', '0', '7.0', '7.000', '7e0', '7E+2', '0.7e1', '1.25e2', '0.0e5', '-0', '9007199254740991'];
+  const fractions = ['7.5', '0.9999999999999999999999', '999999.0000000000001', '1e-1', '1.5e-99999999999999999999', '0.05e1', 'x'];
+
+  it.each(integers)('%s names an integer', (literal) => {
     expect(isIntegerLiteral(literal)).toBe(true);
   });
 
-  it.each(['7.5', '0.9999999999999999999999', '999999.0000000000001', '1e-1', '1.5e-99999999999999999999', '0.05e1', 'x'])('%s does not', (literal) => {
+  it.each(fractions)('%s does not', (literal) => {
     expect(isIntegerLiteral(literal)).toBe(false);
   });
 });
@@ -15,7 +18,8 @@ describe('exactIntegers', () => {
   const parse = (text: string) => JSON.parse(text, exactIntegers) as Record<string, unknown>;
 
   it('reads a literal that JSON.parse rounds to an integer as NaN, and leaves everything else as it is', () => {
-    expect(parse('{"a":0.9999999999999999999999,"b":999999.0000000000001,"c":[7.000000000000000001]}')).toEqual({ a: NaN, b: NaN, c: [NaN] });
+    const rounded = '{"a":0.9999999999999999999999,"b":999999.0000000000001,"c":[7.000000000000000001]}';
+    expect(parse(rounded)).toEqual({ a: NaN, b: NaN, c: [NaN] });
     expect(parse('{"a":7,"b":7.0,"c":2e3,"d":1.5,"e":"0.99999999999999999999","f":null,"g":{"h":[1,true]}}')).toEqual({
       a: 7,
       b: 7,

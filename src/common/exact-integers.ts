@@ -32,7 +32,7 @@ function holdsInteger(value: unknown): boolean {
   while (pending.length > 0) {
     const item = pending.pop();
     if (typeof item === 'number' && Number.isInteger(item)) return true;
-    if (typeof item === 'object' && item !== null) pending.push(...Object.values(item));
+    if (typeof item === 'object' && item !== null) for (const member of Object.values(item)) pending.push(member);
   }
   return false;
 }
