@@ -2,7 +2,6 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import onFinished from 'on-finished';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
@@ -67,7 +66,7 @@ function bytesToHold(req: Request): number {
  * reads the answer rather than a reset; the request's deadline bounds that wait.
  *
  * The bodies being read and worked on are held in memory together, so the process holds at
- * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their first byte until their
+ * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their headers until their
  * answers are written. Beyond it, 5031 with Retry-After at once, before a byte is read: without
  * it, a few thousand connections trickling 64 KiB bodies at once exhausted the heap before the
  * limit on requests in progress (which counts from when a body is read) saw any of them.
@@ -94,7 +93,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
         throw new ApiError(ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
       }
       this.held += size;
-      onFinished(res, () => (this.held -= size));
+      this.metrics.bodyBytesHeld.set(this.held);
+      // 'close' comes once the answer is written or never will be, also for a pipelined request
+      // whose connection closed before its turn (on-finished waits for a socket it never gets).
+      res.once('close', () => this.metrics.bodyBytesHeld.set((this.held -= size)));
     }
     parseJson(req, res, (error?: unknown) => {
       // Answered while its body was read (it did not arrive in time), or its client has gone:

@@ -68,6 +68,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly bodyBytesHeld = new Gauge({
+    name: 'oracle_http_request_body_bytes_held',
+    help: 'Bytes of request bodies (by declared length) held in this process, against MAX_BODY_BYTES_IN_FLIGHT',
+    registers: [this.registry],
+  });
+
   readonly shed = new Counter({
     name: 'oracle_http_requests_shed_total',
     help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), connection-closed (a refused connection that kept sending, closed)',

@@ -47,9 +47,11 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       this.metrics.inFlight.dec();
     };
     // Written (the head goes with the body: every answer is sent whole), or never to be: its
-    // connection closed, perhaps already (a client that hung up while its body was read).
+    // connection closed, perhaps already (a client that hung up while its body was read), or
+    // before its turn came (a pipelined request without a socket: only 'close' says so).
     onHeaders(res, release);
     onFinished(res, release);
+    res.once('close', release);
     next();
   }
 }
