@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { exactIntegers, isIntegerLiteral, withExactIntegers } from './exact-integers';
+import { exactIntegers, isIntegerLiteral, withExactIntegers, writesFractionOrExponent } from './exact-integers';
 
 describe('isIntegerLiteral', () => {
   const integers = ['7', '-7', '0', '7.0', '7.000', '7e0', '7E+2', '0.7e1', '1.25e2', '0.0e5', '-0', '9007199254740991'];
@@ -32,12 +32,26 @@ describe('exactIntegers', () => {
   });
 });
 
+describe('writesFractionOrExponent', () => {
+  it.each(['[1.5]', '{"a":1e3}', '{"a": -2E-1}', '[true,0.0]'])('%s does', (text) => {
+    expect(writesFractionOrExponent(text)).toBe(true);
+  });
+
+  it.each(['{"a":1,"b":"10:00:00.000Z"}', '[true,false,null,12]', '{"a":"1e3","b\\"":"2.5"}', '{"e.":"\\"1.5"}'])('%s does not', (text) => {
+    expect(writesFractionOrExponent(text)).toBe(false);
+  });
+});
+
 describe('withExactIntegers', () => {
   const read = (text: string) => withExactIntegers(JSON.parse(text), () => text);
 
   it('reads again only a body that holds an integer, and leaves one too deep for a reviver as JSON.parse read it', () => {
     expect(read('{"market_id":0.99999999999999999999,"a":"b"}')).toEqual({ market_id: NaN, a: 'b' });
     expect(read('{"market_id":12,"at":"2026-11-21T10:00:00.000Z"}')).toEqual({ market_id: 12, at: '2026-11-21T10:00:00.000Z' });
+    expect(read('{"market_id":[1e-400],"b": -7.0}')).toEqual({ market_id: [NaN], b: -7 });
+    // No number written with a fraction or an exponent: not read again.
+    const plain = { market_id: 12, at: '2026-11-21T10:00:00.000Z' };
+    expect(withExactIntegers(plain, () => JSON.stringify(plain))).toBe(plain);
     const text = () => {
       throw new Error('read again');
     };

@@ -37,17 +37,38 @@ function holdsInteger(value: unknown): boolean {
   return false;
 }
 
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/**
+ * Whether JSON `text` writes a number with a fraction or an exponent. Outside strings, `.` only
+ * appears in numbers, and `e` or `E` right after a digit only in a number's exponent.
+ */
+export function writesFractionOrExponent(text: string): boolean {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 92) i++; // a backslash escapes the next character
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 46 || ((code === 101 || code === 69) && isDigit(text.charCodeAt(i - 1)))) return true;
+  }
+  return false;
+}
+
 /**
  * `parsed` (JSON.parse's reading of `text()`), with every integer that JSON.parse rounded from a
  * literal that is not one made NaN, so that a field wanting an integer refuses it (4000) instead of
- * taking another value (market 1) for it. Only a body holding an integer is read again, with
- * exactIntegers; one nested too deeply for a reviver (whose recursion overflows the stack in the
- * thousands of levels) is left as read: the validation pipe refuses it for its depth.
+ * taking another value (market 1) for it. Only a body holding an integer, and a number written
+ * with a fraction or an exponent, is read again, with exactIntegers; one nested too deeply for a
+ * reviver (whose recursion overflows the stack in the thousands of levels) is left as read: the
+ * validation pipe refuses it for its depth.
  */
 export function withExactIntegers(parsed: unknown, text: () => string): unknown {
   if (!holdsInteger(parsed)) return parsed;
   try {
-    return JSON.parse(text(), exactIntegers) as unknown;
+    const source = text();
+    return writesFractionOrExponent(source) ? (JSON.parse(source, exactIntegers) as unknown) : parsed;
   } catch {
     return parsed;
   }

@@ -10,6 +10,8 @@ import { ensureRequestContext } from './request-context.middleware';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+const UTF8 = new TextDecoder('utf-8');
+
 /** The bytes of each body read, and their charset: an empty one is no JSON, as if none was sent. */
 const rawBodies = new WeakMap<object, { raw: Buffer; charset: string }>();
 
@@ -29,7 +31,7 @@ function bodyOf(req: Request): unknown {
   const sent = rawBodies.get(req);
   if (!sent) return req.body;
   // A charset body-parser reads and TextDecoder does not (UTF-32): the body as it was read.
-  const text = () => new TextDecoder(sent.charset).decode(sent.raw);
+  const text = () => (sent.charset === 'utf-8' ? UTF8 : new TextDecoder(sent.charset)).decode(sent.raw);
   // Empty once decoded: no bytes, or only a byte order mark.
   if (sent.raw.length <= 4 && isEmptyText(text)) return undefined;
   return withExactIntegers(req.body, text);
