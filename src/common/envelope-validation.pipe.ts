@@ -99,9 +99,10 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     const { type, metatype } = metadata;
     const dto = (type === 'body' || type === 'query') && metatype !== undefined && metatype !== Object;
     if (!dto) return super.transform(value, metadata);
+    const fields = fieldsOf(metatype);
     if (type === 'body') {
       // No body, or an empty one: not JSON, unless the route takes none (NoBody).
-      if (value === undefined && fieldsOf(metatype).all.size === 0) value = {};
+      if (value === undefined && fields.all.size === 0) value = {};
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body must be a JSON object');
       }
@@ -109,7 +110,6 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     // Each member once: an unknown one is a set lookup; only declared ones go on to
     // class-transformer and class-validator, so their work is bounded by the DTO, not the input.
     const problems = new Problems();
-    const fields = fieldsOf(metatype);
     const declared: Record<string, unknown> = {};
     let deep = false;
     for (const [name, field] of Object.entries(value as object)) {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import onFinished from 'on-finished';
 import onHeaders from 'on-headers';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
@@ -46,11 +45,10 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       this.inFlight--;
       this.metrics.inFlight.dec();
     };
-    // Written (the head goes with the body: every answer is sent whole), or never to be: its
-    // connection closed, perhaps already (a client that hung up while its body was read), or
-    // before its turn came (a pipelined request without a socket: only 'close' says so).
+    // Written (the head goes with the body: every answer is sent whole), or never to be: the
+    // response's 'close' also comes when its connection closes, before its turn included (a
+    // pipelined request without a socket, which on-finished would wait on for good).
     onHeaders(res, release);
-    onFinished(res, release);
     res.once('close', release);
     next();
   }
