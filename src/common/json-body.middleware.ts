@@ -4,6 +4,7 @@ import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
+import { BodyBudget } from './body-budget';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
 import { ensureRequestContext } from './request-context.middleware';
@@ -69,36 +70,42 @@ function bytesToHold(req: Request): number {
  *
  * The bodies being read and worked on are held in memory together, so the process holds at
  * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their headers until their
- * answers are written. Beyond it, 5031 with Retry-After at once, before a byte is read: without
- * it, a few thousand connections trickling 64 KiB bodies at once exhausted the heap before the
- * limit on requests in progress (which counts from when a body is read) saw any of them.
- * Requests without a body never wait on it.
+ * answers are written, and one client address at most a quarter of that (BodyBudget). Beyond
+ * its share, 4290; beyond the whole, 5031; both with Retry-After at once, before a byte is read.
+ * Without the bound, a few thousand connections trickling 64 KiB bodies at once exhausted the
+ * heap before the limit on requests in progress (which counts from when a body is read) saw any
+ * of them. Requests without a body never wait on it.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
-  private readonly budget: number;
-  private held = 0;
+  private readonly budget: BodyBudget;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<Environment, true>,
     private readonly metrics: MetricsService,
   ) {
-    this.budget = config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true });
+    this.budget = new BodyBudget(config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true }), BODY_LIMIT_BYTES);
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
     const size = bytesToHold(req);
     if (size > 0) {
-      if (this.held + size > this.budget) {
-        this.metrics.shed.inc({ reason: 'bodies' });
+      const client = req.ip ?? '';
+      const refusal = this.budget.take(client, size);
+      if (refusal) {
+        this.metrics.shed.inc({ reason: refusal === 'client' ? 'client-bodies' : 'bodies' });
         res.setHeader('Retry-After', '1');
-        throw new ApiError(ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
+        throw refusal === 'client'
+          ? new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many request bodies in progress from this address')
+          : new ApiError(ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
       }
-      this.held += size;
-      this.metrics.bodyBytesHeld.set(this.held);
+      this.metrics.bodyBytesHeld.set(this.budget.held);
       // 'close' comes once the answer is written or never will be, also for a pipelined request
       // whose connection closed before its turn (on-finished waits for a socket it never gets).
-      res.once('close', () => this.metrics.bodyBytesHeld.set((this.held -= size)));
+      res.once('close', () => {
+        this.budget.give(client, size);
+        this.metrics.bodyBytesHeld.set(this.budget.held);
+      });
     }
     parseJson(req, res, (error?: unknown) => {
       // Answered while its body was read (it did not arrive in time), or its client has gone:

@@ -76,7 +76,7 @@ export class MetricsService {
 
   readonly shed = new Counter({
     name: 'oracle_http_requests_shed_total',
-    help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), connection-closed (a refused connection that kept sending, closed)',
+    help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), client-bodies (4290, too many held for one client address), connection-closed (a refused connection that kept sending, closed)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

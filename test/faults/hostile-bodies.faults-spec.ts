@@ -6,8 +6,11 @@ import { openConnections, RawConnection, type RawAnswer, rawRequest } from './su
 import { disputeBody } from './support/seed';
 
 const BUSY_WITH_BODIES = { code: 5031, msg: 'server busy', detail: 'too many request bodies in progress' };
+const OVER_SHARE = { code: 4290, msg: 'too many requests', detail: 'too many request bodies in progress from this address' };
 const TOO_LONG = 4000; // reason_text over its length cap: the body was read and validated
 const UPLOADERS = 2000;
+// The uploaders' addresses (loopback): each may hold a quarter of the budget.
+const UPLOADER_ADDRESSES = ['127.0.0.11', '127.0.0.12', '127.0.0.13', '127.0.0.14', '127.0.0.15', '127.0.0.16', '127.0.0.17', '127.0.0.18'];
 const PIECES = 8;
 const PIECE_EVERY_MS = 250;
 // 3,000 connections sending at once keep both cores busy (as in the slow-clients suite).
@@ -36,16 +39,32 @@ async function uploadSlowly(connections: RawConnection[], head: string, body: st
   }
 }
 
-function expectBusy(answer: RawAnswer | undefined): void {
+function expectRefused(answer: RawAnswer | undefined, refusal: typeof BUSY_WITH_BODIES | typeof OVER_SHARE): void {
   expect(answer?.status).toBe(200);
-  expect(answer?.body).toEqual(BUSY_WITH_BODIES);
+  expect(answer?.body).toEqual(refusal);
   expect(answer?.headers['retry-after']).toBe('1');
+}
+
+/** Opens `count` connections from each of `addresses`. */
+async function openFrom(port: number, addresses: string[], count: number): Promise<RawConnection[]> {
+  return (await Promise.all(addresses.map((address) => openConnections(port, count, address)))).flat();
+}
+
+/** Sends `head` and the first half of `body` on each connection, then waits for them to be taken in. */
+async function holdHalfway(connections: RawConnection[], head: string, body: string): Promise<void> {
+  for (const connection of connections) {
+    connection.startReading();
+    connection.write(head + body.slice(0, body.length / 2));
+  }
+  await sleep(300);
 }
 
 /**
  * Request bodies held at once (MAX_BODY_BYTES_IN_FLIGHT): the requests in progress are counted
  * from when their bodies are read, so before this bound thousands of connections trickling
  * bodies just under 64 KiB at once filled V8's heap while being read, and the process died.
+ * One client address holds at most a quarter of it: before that share, ~130 connections from
+ * one address could hold all of it, and every other client's bodies were refused meanwhile.
  */
 describe('faults: request bodies held at once', () => {
   let h: HostileServer;
@@ -62,11 +81,11 @@ describe('faults: request bodies held at once', () => {
     await small?.postgres.destroy();
   });
 
-  it(`stays up under ${UPLOADERS} connections each trickling a 64,000-byte dispute at once, answering 5031 to what it cannot hold`, async () => {
+  it(`stays up under ${UPLOADERS} connections from ${UPLOADER_ADDRESSES.length} addresses each trickling a 64,000-byte dispute at once, refusing what it cannot hold`, async () => {
     const s = h.server;
     // Another partner's market and key: the innocent client's disputes keep their own budget.
     const target = h.markets[2];
-    const uploaders = h.track(...(await openConnections(s.port, UPLOADERS)));
+    const uploaders = h.track(...(await openFrom(s.port, UPLOADER_ADDRESSES, UPLOADERS / UPLOADER_ADDRESSES.length)));
     const { head, body } = bigDispute(target.id, target.apiKey, 64_000);
     const attack = await underAttack(
       s,
@@ -78,39 +97,62 @@ describe('faults: request bodies held at once', () => {
       INNOCENT_P99_BOUND_MS,
     );
     const answers = uploaders.map((connection) => connection.answers[0]);
+    // Past the whole budget (eight shares of 2 MiB are twice it), or past the address's share.
     const busy = answers.filter((answer) => answer?.body?.code === 5031);
-    for (const answer of busy) expectBusy(answer);
+    const overShare = answers.filter((answer) => answer?.body?.detail === OVER_SHARE.detail);
+    for (const answer of busy) expectRefused(answer, BUSY_WITH_BODIES);
+    for (const answer of overShare) expectRefused(answer, OVER_SHARE);
     // Read whole, then refused for the reason's length; or past the key's dispute budget (300 a minute).
-    const read = answers.filter((answer) => answer?.body?.code === TOO_LONG || answer?.body?.code === 4290);
-    expect(busy.length + read.length).toBe(UPLOADERS);
+    const read = answers.filter((answer) => answer?.body?.code === TOO_LONG || (answer?.body?.code === 4290 && answer.body.detail !== OVER_SHARE.detail));
+    expect(busy.length + overShare.length + read.length).toBe(UPLOADERS);
     expect(busy.length).toBeGreaterThan(0);
+    expect(overShare.length).toBeGreaterThan(0);
     expect(await metricValue(s, 'oracle_http_requests_shed_total', { reason: 'bodies' })).toBe(busy.length);
+    expect(await metricValue(s, 'oracle_http_requests_shed_total', { reason: 'client-bodies' })).toBe(overShare.length);
     await expectNo5000(s);
     console.log(
       [
-        `${UPLOADERS} connections, each a 64,000-byte dispute in ${PIECES} pieces ${PIECE_EVERY_MS} ms apart (MAX_BODY_BYTES_IN_FLIGHT 8 MiB):`,
+        `${UPLOADERS} connections from ${UPLOADER_ADDRESSES.length} addresses, each a 64,000-byte dispute in ${PIECES} pieces ${PIECE_EVERY_MS} ms apart (MAX_BODY_BYTES_IN_FLIGHT 8 MiB):`,
         `  ${attack.summary}`,
         `  the uploaders: ${countCodes(answers.map((answer) => answer?.body ?? {}))}`,
       ].join('\n'),
     );
   });
 
-  it('refuses a body past the budget before reading it, serves requests without one, and gives the budget back as answers are written', async () => {
+  it("keeps one address from holding every other client's budget: 140 connections holding 64 KiB bodies from one address", async () => {
+    const s = h.server;
+    const target = h.markets[2];
+    // 128 bodies of 65,536 bytes are the whole 8 MiB: without a share per address, the next body
+    // from anyone was refused until these were answered or their deadline came.
+    const { head, body } = bigDispute(target.id, target.apiKey, 65_536);
+    const holders = h.track(...(await openConnections(s.port, 140, '127.0.0.21')));
+    await holdHalfway(holders, head, body);
+    // Another address's requests, its dispute's body among them, are answered as ever.
+    const innocent = await h.innocent.measure(3);
+    expect(innocent.filter((x) => x.result.body?.code !== x.request.code).map((x) => `${x.request.label}: ${JSON.stringify(x.result.body)}`)).toEqual([]);
+    // The holders past their address's share were refused at once; the others still wait.
+    const refused = holders.filter((holder) => holder.answers.length > 0);
+    expect(refused.length).toBe(140 - (2 * 1024 * 1024) / 65_536);
+    for (const holder of refused) expectRefused(holder.answers[0], OVER_SHARE);
+    for (const holder of holders) holder.close();
+    await expectNo5000(s);
+  });
+
+  it("refuses a body past its address's share or past the budget before reading it, serves requests without one, and gives the budget back as answers are written", async () => {
     const s = small.server;
     const [market] = small.markets;
     const { head, body } = bigDispute(market.id, market.apiKey, 60_000);
-    // Four bodies of 60,000 bytes fit in 256 KiB; each sends its first half and waits.
-    const holders = await openConnections(s.port, 4);
-    for (const holder of holders) {
-      holder.startReading();
-      holder.write(head + body.slice(0, 30_000));
-    }
-    await sleep(300);
-    const [refused] = await openConnections(s.port, 1);
-    refused.write(head);
-    const [refusal] = await refused.readAnswers(1, 2_000);
-    expectBusy(refusal);
-    refused.close();
+    // Four bodies of 60,000 bytes fit in 256 KiB, one for each address (a quarter each);
+    // each sends its first half and waits.
+    const holders = await openFrom(s.port, ['127.0.0.31', '127.0.0.32', '127.0.0.33', '127.0.0.34'], 1);
+    await holdHalfway(holders, head, body);
+    // A second body from a holder's address is past its share; one from a fifth, past the budget.
+    const refused = [...(await openConnections(s.port, 1, '127.0.0.31')), ...(await openConnections(s.port, 1, '127.0.0.35'))];
+    for (const connection of refused) connection.write(head);
+    const [[overShare], [busy]] = await Promise.all(refused.map((connection) => connection.readAnswers(1, 2_000)));
+    expectRefused(overShare, OVER_SHARE);
+    expectRefused(busy, BUSY_WITH_BODIES);
+    for (const connection of refused) connection.close();
     // A read has no body, and a small dispute still fits (256 KiB - 4 x 60,000 bytes).
     const read = await s.http.request('GET', `/oracle/markets/public?slug=${market.slug}&source=${market.source}`);
     expect(read.body.code).toBe(0);
@@ -121,11 +163,12 @@ describe('faults: request bodies held at once', () => {
     const held = await Promise.all(holders.map(async (holder) => (await holder.readAnswers(1, 5_000))[0]?.body?.code));
     expect(held).toEqual([TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG]);
     for (const holder of holders) holder.close();
-    const [again] = await openConnections(s.port, 1);
+    const [again] = await openConnections(s.port, 1, '127.0.0.31');
     again.write(head + body);
     expect((await again.readAnswers(1, 2_000))[0]?.body?.code).toBe(TOO_LONG);
     again.close();
     expect(await metricValue(s, 'oracle_http_requests_shed_total', { reason: 'bodies' })).toBe(1);
+    expect(await metricValue(s, 'oracle_http_requests_shed_total', { reason: 'client-bodies' })).toBe(1);
     await expectNo5000(s);
   });
 
@@ -152,9 +195,9 @@ describe('faults: request bodies held at once', () => {
       await sleep(100);
     }
     expect(now).toEqual([0, 0]);
-    // The whole budget again: four 60,000-byte bodies are read whole.
+    // The whole budget again: four 60,000-byte bodies, from four addresses, are read whole.
     const whole = bigDispute(market.id, market.apiKey, 60_000);
-    const writers = await openConnections(s.port, 4);
+    const writers = await openFrom(s.port, ['127.0.0.41', '127.0.0.42', '127.0.0.43', '127.0.0.44'], 1);
     for (const writer of writers) writer.write(whole.head + whole.body);
     const codes = await Promise.all(writers.map(async (writer) => (await writer.readAnswers(1, 5_000))[0]?.body?.code));
     expect(codes).toEqual([TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG]);
