@@ -8,25 +8,29 @@ describe('BodyBudget', () => {
     expect(new BodyBudget(65_536, 65_536).perClient).toBe(65_536);
   });
 
-  it("refuses a client past its share while others still get theirs, then the process past the whole budget", () => {
+  it("lets a client past its share while the process holds less than half the budget, and past that refuses it while others still get theirs", () => {
     const budget = new BodyBudget(400, 50);
-    expect(budget.take('a', 60)).toBeUndefined();
-    expect(budget.take('a', 40)).toBeUndefined();
+    for (let n = 0; n < 4; n++) expect(budget.take('a', 50)).toBeUndefined();
+    expect(budget.held).toBe(200);
+    // Over its share (100), and the process at half: 'a' may hold no more.
     expect(budget.take('a', 1)).toBe('client');
-    for (const client of ['b', 'c', 'd']) expect(budget.take(client, 100)).toBeUndefined();
+    expect(budget.take('b', 100)).toBeUndefined();
+    expect(budget.take('b', 1)).toBe('client');
+    expect(budget.take('c', 100)).toBeUndefined();
     expect(budget.held).toBe(400);
-    expect(budget.take('e', 1)).toBe('process');
+    expect(budget.take('d', 1)).toBe('process');
     // A refusal takes nothing.
     expect(budget.held).toBe(400);
   });
 
   it('gives the bytes back, to the client and to the process', () => {
     const budget = new BodyBudget(400, 50);
-    budget.take('a', 100);
-    budget.take('b', 100);
-    budget.give('a', 100);
-    expect(budget.held).toBe(100);
-    expect(budget.take('a', 100)).toBeUndefined();
+    expect(budget.take('a', 200)).toBeUndefined();
+    expect(budget.take('b', 100)).toBeUndefined();
+    expect(budget.take('a', 1)).toBe('client');
+    budget.give('a', 150);
+    expect(budget.held).toBe(150);
+    expect(budget.take('a', 50)).toBeUndefined();
     budget.give('a', 100);
     budget.give('b', 100);
     expect(budget.held).toBe(0);

@@ -3,9 +3,11 @@ export type BodyRefusal = 'client' | 'process';
 
 /**
  * The bytes of request bodies a process holds at once (`total`), and the share of them one
- * client address may hold: a quarter of the total, and never less than one body of `bodyLimit`.
- * Without the share, one address trickling ~130 large bodies held the whole budget until their
- * deadline, and every other client's bodies were refused meanwhile.
+ * client address may count on: a quarter of the total, and never less than one body of
+ * `bodyLimit`. An address may hold more while the process holds less than half the total, so
+ * a burst from one client is refused only when others may need the room; one address thus
+ * never holds more than half. Without the share, one address trickling ~130 large bodies held
+ * the whole budget until their deadline, and every other client's bodies were refused meanwhile.
  */
 export class BodyBudget {
   readonly perClient: number;
@@ -26,7 +28,7 @@ export class BodyBudget {
   /** Takes `size` bytes for a body from `client`, or says why it cannot (and takes nothing). */
   take(client: string, size: number): BodyRefusal | undefined {
     const byClient = this.heldBy.get(client) ?? 0;
-    if (byClient + size > this.perClient) return 'client';
+    if (byClient + size > this.perClient && this.heldInAll + size > this.total / 2) return 'client';
     if (this.heldInAll + size > this.total) return 'process';
     this.heldBy.set(client, byClient + size);
     this.heldInAll += size;

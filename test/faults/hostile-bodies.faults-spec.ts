@@ -63,8 +63,9 @@ async function holdHalfway(connections: RawConnection[], head: string, body: str
  * Request bodies held at once (MAX_BODY_BYTES_IN_FLIGHT): the requests in progress are counted
  * from when their bodies are read, so before this bound thousands of connections trickling
  * bodies just under 64 KiB at once filled V8's heap while being read, and the process died.
- * One client address holds at most a quarter of it: before that share, ~130 connections from
- * one address could hold all of it, and every other client's bodies were refused meanwhile.
+ * One client address may count on a quarter of it, and hold more only while the process holds
+ * less than half: before that share, ~130 connections from one address could hold all of it,
+ * and every other client's bodies were refused meanwhile.
  */
 describe('faults: request bodies held at once', () => {
   let h: HostileServer;
@@ -130,9 +131,10 @@ describe('faults: request bodies held at once', () => {
     // Another address's requests, its dispute's body among them, are answered as ever.
     const innocent = await h.innocent.measure(3);
     expect(innocent.filter((x) => x.result.body?.code !== x.request.code).map((x) => `${x.request.label}: ${JSON.stringify(x.result.body)}`)).toEqual([]);
-    // The holders past their address's share were refused at once; the others still wait.
+    // The holders past half the budget (their address's share exceeded) were refused at once;
+    // the others still wait.
     const refused = holders.filter((holder) => holder.answers.length > 0);
-    expect(refused.length).toBe(140 - (2 * 1024 * 1024) / 65_536);
+    expect(refused.length).toBe(140 - (4 * 1024 * 1024) / 65_536);
     for (const holder of refused) expectRefused(holder.answers[0], OVER_SHARE);
     for (const holder of holders) holder.close();
     await expectNo5000(s);
@@ -142,11 +144,12 @@ describe('faults: request bodies held at once', () => {
     const s = small.server;
     const [market] = small.markets;
     const { head, body } = bigDispute(market.id, market.apiKey, 60_000);
-    // Four bodies of 60,000 bytes fit in 256 KiB, one for each address (a quarter each);
+    // Four bodies of 60,000 bytes fit in 256 KiB, one for each address (its share, a quarter);
     // each sends its first half and waits.
     const holders = await openFrom(s.port, ['127.0.0.31', '127.0.0.32', '127.0.0.33', '127.0.0.34'], 1);
     await holdHalfway(holders, head, body);
-    // A second body from a holder's address is past its share; one from a fifth, past the budget.
+    // A second body from a holder's address is past its share, with over half the budget held;
+    // one from a fifth address, past the whole budget.
     const refused = [...(await openConnections(s.port, 1, '127.0.0.31')), ...(await openConnections(s.port, 1, '127.0.0.35'))];
     for (const connection of refused) connection.write(head);
     const [[overShare], [busy]] = await Promise.all(refused.map((connection) => connection.readAnswers(1, 2_000)));
