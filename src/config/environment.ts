@@ -76,6 +76,13 @@ export class Environment {
   @Max(1000000)
   PUBLIC_CACHE_MAX_ENTRIES = 5000;
 
+  /** Memory the cached public records may take (estimated: 2 bytes per character of their JSON). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1048576)
+  @Max(1073741824)
+  PUBLIC_CACHE_MAX_BYTES = 16777216;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -100,7 +100,22 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** The public record cache's size, read at each scrape (PublicRecords tells where from). */
+  private publicCacheSize = () => ({ entries: 0, bytes: 0 });
+
   constructor(sql: Sql) {
+    const cacheSize = () => this.publicCacheSize();
+    new Gauge({
+      name: 'oracle_public_cache_size',
+      help: 'Public records cached: entries, and bytes (estimated) against PUBLIC_CACHE_MAX_BYTES',
+      labelNames: ['unit'] as const,
+      registers: [this.registry],
+      collect() {
+        const { entries, bytes } = cacheSize();
+        this.set({ unit: 'entries' }, entries);
+        this.set({ unit: 'bytes' }, bytes);
+      },
+    });
     new Counter({
       name: 'oracle_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read fast enough (the buffer is bounded)',
@@ -123,6 +138,10 @@ export class MetricsService {
       },
     });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  measurePublicCache(size: () => { entries: number; bytes: number }): void {
+    this.publicCacheSize = size;
   }
 
   /** One answered request: counted, and its duration observed, by method, route and code. */

@@ -9,10 +9,10 @@ import { PublicRecords } from './public-records';
 
 /** PublicRecords over a stand-in feed the test drives (the e2e suites run the real one). */
 function recordsWith(ttlMs = 60_000) {
-  const values: Record<string, number> = { PUBLIC_CACHE_TTL_MS: ttlMs, PUBLIC_CACHE_MAX_ENTRIES: 100 };
+  const values: Record<string, number> = { PUBLIC_CACHE_TTL_MS: ttlMs, PUBLIC_CACHE_MAX_ENTRIES: 100, PUBLIC_CACHE_MAX_BYTES: 1_048_576 };
   const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
   const counter = { inc: () => undefined };
-  const metrics = { publicCache: { labels: () => counter }, publicCacheReloads: counter } as unknown as MetricsService;
+  const metrics = { publicCache: { labels: () => counter }, publicCacheReloads: counter, measurePublicCache: () => undefined } as unknown as MetricsService;
   let listener!: ChangeListener;
   const feed = { live: true, subscribe: (subscriber: ChangeListener) => (listener = subscriber) };
   const records = new PublicRecords(config, feed as unknown as MarketChangeFeed, {} as Sql, metrics);

@@ -18,6 +18,12 @@ const TRANSACTION_ID = statement<{ txid: string }>('SELECT txid_current()::text 
 const keyOf = (source: string, slug: string) => `${source}\u0000${slug}`;
 
 /**
+ * The memory a cached record takes, estimated: its JSON at two bytes a character (V8 keeps text
+ * outside Latin-1 so; Latin-1 text takes half), and its entry and key.
+ */
+const CACHED_BYTES = (record: JsonText) => 2 * record.json.length + 256;
+
+/**
  * The public records partners poll, served from this instance's cache while the change feed
  * hears every change (docs/architecture.md states the guarantee), straight from the database
  * otherwise. Concurrent misses of one record share one database read; a record still polled in
@@ -37,7 +43,13 @@ export class PublicRecords implements ChangeListener, OnApplicationBootstrap {
     private readonly metrics: MetricsService,
   ) {
     const ttlMs = config.get('PUBLIC_CACHE_TTL_MS', { infer: true });
-    this.cache = ttlMs > 0 ? new RecordCache(ttlMs, config.get('PUBLIC_CACHE_MAX_ENTRIES', { infer: true })) : null;
+    const limits = {
+      maxEntries: config.get('PUBLIC_CACHE_MAX_ENTRIES', { infer: true }),
+      maxBytes: config.get('PUBLIC_CACHE_MAX_BYTES', { infer: true }),
+      sizeOf: CACHED_BYTES,
+    };
+    const cache = (this.cache = ttlMs > 0 ? new RecordCache(ttlMs, limits) : null);
+    if (cache) metrics.measurePublicCache(() => ({ entries: cache.size, bytes: cache.bytes }));
     const lookups = metrics.publicCache;
     this.lookups = { hit: lookups.labels({ result: 'hit' }), miss: lookups.labels({ result: 'miss' }), bypass: lookups.labels({ result: 'bypass' }) };
     feed.subscribe(this);

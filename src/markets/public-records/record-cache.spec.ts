@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { type CacheClock, RecordCache } from './record-cache';
 
+/** At most `maxEntries` entries and 1 MB, each value counted as its length. */
+const limits = (maxEntries: number, maxBytes = 1_000_000) => ({ maxEntries, maxBytes, sizeOf: (value: string) => value.length });
+
 /** A clock the test moves by hand; `random` fixed so lifetimes are known. */
 function manualClock(random = 0): CacheClock & { advance(ms: number): void } {
   let now = 1_000_000;
@@ -10,7 +13,7 @@ function manualClock(random = 0): CacheClock & { advance(ms: number): void } {
 describe('RecordCache', () => {
   it('serves what a read stored, until it expires', () => {
     const clock = manualClock();
-    const cache = new RecordCache<string>(1000, 10, clock);
+    const cache = new RecordCache<string>(1000, limits(10), clock);
     expect(cache.lookup('a')).toBeUndefined();
     expect(cache.store('a', 'v1', cache.startRead())).toBe(true);
     expect(cache.lookup('a')?.value).toBe('v1');
@@ -22,7 +25,7 @@ describe('RecordCache', () => {
 
   it('gives each value a lifetime between half the TTL and the TTL, at random', () => {
     const clock = manualClock(0.999);
-    const cache = new RecordCache<string>(1000, 10, clock);
+    const cache = new RecordCache<string>(1000, limits(10), clock);
     cache.store('a', 'v1', cache.startRead());
     clock.advance(500);
     expect(cache.lookup('a')?.value).toBe('v1');
@@ -32,7 +35,7 @@ describe('RecordCache', () => {
 
   it('asks for one reload ahead of expiry in the last quarter of a value\'s life', () => {
     const clock = manualClock();
-    const cache = new RecordCache<string>(1000, 10, clock);
+    const cache = new RecordCache<string>(1000, limits(10), clock);
     cache.store('a', 'v1', cache.startRead());
     clock.advance(749);
     expect(cache.lookup('a')?.reloadAhead).toBe(false);
@@ -42,7 +45,7 @@ describe('RecordCache', () => {
   });
 
   it('forgets an evicted key, and refuses what a read begun before the eviction got', () => {
-    const cache = new RecordCache<string>(1000, 10, manualClock());
+    const cache = new RecordCache<string>(1000, limits(10), manualClock());
     cache.store('a', 'v1', cache.startRead());
     const before = cache.startRead();
     cache.evict('a');
@@ -54,14 +57,14 @@ describe('RecordCache', () => {
   });
 
   it('keeps other keys when one is evicted, and lets reads of them store', () => {
-    const cache = new RecordCache<string>(1000, 10, manualClock());
+    const cache = new RecordCache<string>(1000, limits(10), manualClock());
     const ticket = cache.startRead();
     cache.evict('a');
     expect(cache.store('b', 'v1', ticket)).toBe(true);
   });
 
   it('refuses every read begun before a clear', () => {
-    const cache = new RecordCache<string>(1000, 10, manualClock());
+    const cache = new RecordCache<string>(1000, limits(10), manualClock());
     cache.store('a', 'v1', cache.startRead());
     const before = cache.startRead();
     cache.clear();
@@ -70,7 +73,7 @@ describe('RecordCache', () => {
   });
 
   it('drops the oldest entries beyond its size, and a dropped tombstone still refuses older reads', () => {
-    const cache = new RecordCache<string>(1000, 2, manualClock());
+    const cache = new RecordCache<string>(1000, limits(2), manualClock());
     const before = cache.startRead();
     cache.evict('a'); // a tombstone, oldest
     cache.store('b', 'v1', cache.startRead());
@@ -78,5 +81,21 @@ describe('RecordCache', () => {
     expect(cache.size).toBe(2);
     expect(cache.store('a', 'stale', before)).toBe(false);
     expect(cache.lookup('b')?.value).toBe('v1');
+  });
+
+  it('drops the oldest entries beyond its bytes, never stores a value larger than all of them, and always keeps a tombstone', () => {
+    const cache = new RecordCache<string>(1000, limits(100, 10), manualClock());
+    cache.store('a', 'aaaa', cache.startRead());
+    cache.store('b', 'bbbb', cache.startRead());
+    cache.store('c', 'cccc', cache.startRead()); // 12 bytes: pushes 'a' out
+    expect(cache.lookup('a')).toBeUndefined();
+    expect([cache.lookup('b')?.value, cache.lookup('c')?.value]).toEqual(['bbbb', 'cccc']);
+    expect(cache.bytes).toBe(8);
+    cache.store('d', 'd'.repeat(11), cache.startRead());
+    expect(cache.lookup('d')).toBeUndefined();
+    const before = cache.startRead();
+    cache.evict('b');
+    expect(cache.store('b', 'stale', before)).toBe(false);
+    expect(cache.bytes).toBe(5);
   });
 });

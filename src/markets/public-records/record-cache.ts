@@ -18,6 +18,13 @@ interface Entry<V> {
   reloadAt: number;
 }
 
+/** How much the cache holds: entries, and bytes by `sizeOf` (a value's estimated memory). */
+export interface CacheLimits<V> {
+  maxEntries: number;
+  maxBytes: number;
+  sizeOf(value: V): number;
+}
+
 /** Taken when a read starts; its result may be stored only if nothing changed since. */
 export interface ReadTicket {
   version: number;
@@ -33,8 +40,9 @@ export interface ReadTicket {
  * - every value expires between half the TTL and the TTL after it was read (at random, so that
  *   records cached together do not expire together), and in the last quarter of its life a
  *   lookup says it is due for a reload, once.
- * The least recently stored entries go first beyond `maxEntries` (lru-cache: a Map used as a
- * queue cost a scan of its deleted slots to find the oldest, ~10 µs per stored record).
+ * The least recently stored entries go first beyond `maxEntries` or `maxBytes` (lru-cache: a Map
+ * used as a queue cost a scan of its deleted slots to find the oldest, ~10 µs per stored record).
+ * Counting entries alone let 5,000 records with 10,000-character texts take more than the heap.
  */
 export class RecordCache<V extends {}> {
   private readonly entries: LRUCache<string, Entry<V>>;
@@ -45,11 +53,14 @@ export class RecordCache<V extends {}> {
 
   constructor(
     private readonly ttlMs: number,
-    maxEntries: number,
+    limits: CacheLimits<V>,
     private readonly clock: CacheClock = systemClock,
   ) {
     this.entries = new LRUCache<string, Entry<V>>({
-      max: maxEntries,
+      max: limits.maxEntries,
+      maxSize: limits.maxBytes,
+      // A tombstone counts one byte: it must always fit.
+      sizeCalculation: (entry) => (entry.value === null ? 1 : Math.max(1, limits.sizeOf(entry.value))),
       // A tombstone pushed out still refuses reads older than it.
       dispose: (entry, _key, reason) => {
         if (reason === 'evict' && entry.value === null) this.droppedTombstone = Math.max(this.droppedTombstone, entry.version);
@@ -97,6 +108,11 @@ export class RecordCache<V extends {}> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The bytes the entries are counted as (`sizeOf`). */
+  get bytes(): number {
+    return this.entries.calculatedSize;
   }
 
   private put(key: string, entry: Entry<V>): void {
