@@ -163,6 +163,21 @@ describe('POST /oracle/markets/dispute/submit', () => {
       );
     });
 
+    it('counts a length cap in code points, as the OpenAPI document does: a variation selector is a character', async () => {
+      const market = await fixtures.market('acme');
+      // 2,000 emoji with their variation selectors: 4,000 code points (6,000 UTF-16 units) fit 4000.
+      const fits = await submit(acme.apiKey, disputeBody(market.id, { reason_text: '\u{1F600}\uFE0F'.repeat(2000) }));
+      expect(fits.body.code).toBe(0);
+      const over = await submit(acme.apiKey, disputeBody(market.id, { reason_text: '\u{1F600}\uFE0F'.repeat(2000) + 'x', submitter_selection: '\u{1F600}\uFE0F'.repeat(101) }));
+      expect(over.body).toEqual(
+        error(
+          4000,
+          'invalid request',
+          'submitter_selection must be a non-empty string of at most 200 characters; reason_text must be a non-empty string of at most 4000 characters',
+        ),
+      );
+    });
+
     it.each([
       ['above 2^53-1', '9007199254740993'],
       ['2^53 as a number', 9007199254740992],

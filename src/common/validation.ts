@@ -1,7 +1,7 @@
 import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsString, Length, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsDefined, IsString, ValidateBy, ValidationOptions } from 'class-validator';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { parseRfc3339 } from './rfc3339';
 
@@ -30,9 +30,41 @@ export function RequiredText(max: number): PropertyDecorator {
     IsDefined(),
     Trim(),
     IsString({ message }),
-    Length(1, max, { message }),
+    TextLength(1, max, { message }),
     StorableText(),
     ApiProperty({ type: String, minLength: 1, maxLength: max, pattern: TEXT_PATTERN, description: `Trimmed, then 1 to ${max} characters` }),
+  );
+}
+
+/** The characters of `value` as JSON Schema's maxLength counts them: code points (a surrogate pair is one). */
+export function codePoints(value: string): number {
+  let count = value.length;
+  for (let i = 1; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff && (value.charCodeAt(i - 1) & 0xfc00) === 0xd800) count--;
+  }
+  return count;
+}
+
+/** Whether `value` holds at most `max` characters as the OpenAPI document counts them (codePoints). */
+export const isWithinLength = (value: string, max: number) => value.length <= max || codePoints(value) <= max;
+
+/**
+ * A string of `min` to `max` characters, counted in code points as the OpenAPI document's
+ * minLength and maxLength are. (class-validator's Length skips variation selectors, so 4,000
+ * times "😀\uFE0F" passed a cap of 4,000 at 12,000 UTF-16 units.)
+ */
+export function TextLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'textLength',
+      constraints: [min, max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.length >= min && isWithinLength(value, max) && codePoints(value) >= min,
+        defaultMessage: (args) => `${args?.property} must be ${min} to ${max} characters long`,
+      },
+    },
+    options,
   );
 }
 

@@ -1,7 +1,6 @@
-import { length } from 'class-validator';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { Problems, shown } from '../common/problems';
-import { isStorableText } from '../common/validation';
+import { isStorableText, isWithinLength } from '../common/validation';
 import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
 
 export interface PublicMarketQuery {
@@ -44,7 +43,7 @@ function readText(
     return undefined;
   }
   const normalized = normalize(value);
-  if (!length(normalized, 0, maxLength)) {
+  if (!isWithinLength(normalized, maxLength)) {
     problems.add(`${name} must be at most ${maxLength} characters`);
     return undefined;
   }

@@ -9,14 +9,13 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
-import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText, TEXT_PATTERN, Trim } from '../common/validation';
+import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText, TEXT_PATTERN, TextLength, Trim } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from '../markets/market-state';
@@ -75,7 +74,7 @@ export class CreateMarketDto {
   @IsDefined()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeSlug(value) : value))
   @IsString({ message: text(SLUG_MAX_LENGTH) })
-  @Length(1, SLUG_MAX_LENGTH, { message: `$property must be a non-empty string of at most ${SLUG_MAX_LENGTH} characters after trimming spaces and "/"` })
+  @TextLength(1, SLUG_MAX_LENGTH, { message: `$property must be a non-empty string of at most ${SLUG_MAX_LENGTH} characters after trimming spaces and "/"` })
   @StorableText()
   slug: string;
 }
@@ -179,7 +178,7 @@ export class MarketListQueryDto extends PageQueryDto {
   @IsOptional()
   @Trim()
   @IsString({ message: text(SOURCE_MAX_LENGTH) })
-  @Length(1, SOURCE_MAX_LENGTH, { message: text(SOURCE_MAX_LENGTH) })
+  @TextLength(1, SOURCE_MAX_LENGTH, { message: text(SOURCE_MAX_LENGTH) })
   @StorableText()
   source?: string;
 
@@ -199,7 +198,7 @@ export class MarketListQueryDto extends PageQueryDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
   @IsOptional()
   @IsString({ message: text(SLUG_MAX_LENGTH) })
-  @Length(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
+  @TextLength(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
   @StorableText()
   q?: string;
 }
