@@ -314,6 +314,11 @@ describe('review back office (/admin)', () => {
         proofs: [],
       });
       expect(noProofs.body).toEqual(error(4000, 'invalid request', 'proofs must be an array of 1 to 20 proofs'));
+      // Arrays, strings or null in the array: 4000 (an array of arrays reached the insert: 5000).
+      for (const proofs of [[[]], [[{ chain: 'base', tx_hash: '0x1' }]], [{ chain: 'base', tx_hash: '0x1' }, []], ['0x1'], [null]]) {
+        const nested = await master.post(`/admin/markets/${id}/resolve`, { verdict: 'YES', confidence: 'HIGH', reasoning: 'r', proofs });
+        expect(nested.body).toEqual(error(4000, 'invalid request', 'proofs must be an array of 1 to 20 proofs, each an object'));
+      }
       expect((await master.post('/admin/markets/abc/resolve', {})).body).toEqual(
         error(4000, 'invalid request', 'id must be a positive integer'),
       );

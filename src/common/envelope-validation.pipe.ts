@@ -6,7 +6,10 @@ import { Problems, shown } from './problems';
 /** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
 export const MAX_FIELD_DEPTH = 16;
 
-/** One problem per offending field, the most telling: a missing field is only "required". */
+/**
+ * One problem per offending field, the most telling: a missing field is only "required", and a
+ * field wrong as a whole (not an array of objects, say) is not described again by its parts.
+ */
 function describe(errors: ValidationError[], problems: Problems, parent = ''): void {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
@@ -15,7 +18,10 @@ function describe(errors: ValidationError[], problems: Problems, parent = ''): v
     else if (constraints.whitelistValidation) problems.add(`${shown(path)} is not a known field`);
     else {
       const [message] = Object.values(constraints);
-      if (message !== undefined) problems.add(message.replace(error.property, path));
+      if (message !== undefined) {
+        problems.add(message.replace(error.property, path));
+        continue;
+      }
     }
     describe(error.children ?? [], problems, path);
   }

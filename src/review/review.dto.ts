@@ -7,6 +7,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -109,6 +110,8 @@ export class ResolveMarketDto {
   @IsArray({ message: '$property must be an array of 1 to 20 proofs' })
   @ArrayMinSize(1, { message: '$property must be an array of 1 to 20 proofs' })
   @ArrayMaxSize(20, { message: '$property must be an array of 1 to 20 proofs' })
+  // An array in the array would pass ValidateNested (it walks nested arrays) and reach the insert.
+  @IsObject({ each: true, message: '$property must be an array of 1 to 20 proofs, each an object' })
   @ValidateNested({ each: true })
   @Type(() => ProofDto)
   proofs: ProofDto[];
