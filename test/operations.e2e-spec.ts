@@ -6,6 +6,8 @@ import request from 'supertest';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
+const ADMIN_LIMIT = 3;
+const MASTER = 'operations-master-key-0123456789abcdef';
 
 describe('operations: health, metrics, rate limits, docs, shutdown', () => {
   let t: TestApp;
@@ -14,6 +16,8 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
   beforeAll(async () => {
     t = await startTestApp({
       RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
+      RATE_LIMIT_ADMIN_PER_MINUTE: String(ADMIN_LIMIT),
+      ADMIN_MASTER_KEY: MASTER,
       REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       RATE_LIMIT_REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}`,
     });
@@ -88,6 +92,17 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     const partner = await fixturesOf(t).partner('limits');
     const dispute = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey).send({});
     expect(dispute.body.code).toBe(4000);
+  });
+
+  it('limits admin calls per credential however its Authorization header is spelled', async () => {
+    const counts = (authorization: string) => t.http.get('/admin/disputes/counts').set('authorization', authorization);
+    for (let n = 0; n < ADMIN_LIMIT; n++) expect((await counts(`Bearer ${MASTER}`)).body.code).toBe(0);
+    // Each spelling had a budget of its own: "bearer", "BEARER", more spaces.
+    for (const spelling of [`bearer ${MASTER}`, `BEARER ${MASTER}`, `Bearer  ${MASTER}`, `Bearer\t${MASTER} `]) {
+      const limited = await counts(spelling);
+      expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: expect.any(String) });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    }
   });
 
   it('documents every route the app serves in the OpenAPI document', async () => {

@@ -2,6 +2,7 @@ import { Logger, SetMetadata } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { bearerOf } from '../auth/admin.guard';
 import { hashKey } from '../auth/key-hashing';
 import { routeMetadata } from '../common/route-metadata';
 import type { Environment } from '../config/environment';
@@ -24,10 +25,13 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
-/** The public budget per client IP (as Express's `trust proxy` sees it), the others per credential (hashed). */
+/**
+ * The public budget per client IP (as Express's `trust proxy` sees it), the others per credential
+ * (hashed) as the guards read it: the header's spelling ("bearer", more spaces) gets no new budget.
+ */
 function trackerOf(req: Request, kind: RateLimitKind): string {
   if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
-  if (kind === 'admin') return `admin:${hashKey(req.header('authorization') ?? '')}`;
+  if (kind === 'admin') return `admin:${hashKey(bearerOf(req) ?? req.header('authorization') ?? '')}`;
   return `ip:${req.ip ?? ''}`;
 }
 
