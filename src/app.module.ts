@@ -11,13 +11,14 @@ import { BackOfficeModule } from './back-office/back-office.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { ConnectionLimitMiddleware, ConnectionLimits } from './common/http/connections';
+import { CorsMiddleware, corsOrigins } from './common/http/cors.middleware';
 import { LoadSheddingMiddleware } from './common/http/load-shedding.middleware';
 import { ProtocolErrors } from './common/http/protocol-errors';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { RequestContextMiddleware } from './common/request-context.middleware';
 import { SecurityHeadersMiddleware } from './common/security-headers';
 import { EnvelopeValidationPipe } from './common/envelope-validation.pipe';
-import { validateEnvironment } from './config/environment';
+import { type Environment, validateEnvironment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
@@ -63,19 +64,24 @@ import { ReviewModule } from './review/review.module';
   ],
 })
 export class AppModule implements NestModule {
+  constructor(private readonly config: ConfigService<Environment, true>) {}
+
   /**
    * Every request, in this order: its observation (log line and metrics, written when it is
-   * answered, whatever answers it), its id, the security headers, the per-connection limit, the
-   * body, the per-process limit. Then Nest's guards (failed authentications, rate limit, partner
-   * key, admin credentials), the validation pipe, the handler, the envelope interceptor and the
-   * exception filter. '/' is Express's cheap match for every path.
+   * answered, whatever answers it), its id, the security headers, CORS when CORS_ORIGINS is set,
+   * the per-connection limit, the body, the per-process limit. Then Nest's guards (failed
+   * authentications, rate limit, partner key, admin credentials), the validation pipe, the
+   * handler, the envelope interceptor and the exception filter. '/' is Express's cheap match for
+   * every path.
    */
   configure(consumer: MiddlewareConsumer): void {
+    const cors = corsOrigins(this.config).length > 0 ? [CorsMiddleware] : [];
     consumer
       .apply(
         RequestObservationMiddleware,
         RequestContextMiddleware,
         SecurityHeadersMiddleware,
+        ...cors,
         ConnectionLimitMiddleware,
         JsonBodyMiddleware,
         LoadSheddingMiddleware,

@@ -12,7 +12,7 @@ import { ApiDocsRoutes } from './docs/api-docs';
  * Builds the application exactly as production runs it; tests use it too. The request
  * pipeline (middleware, guards, pipe, interceptor, filter) is registered inside AppModule; what
  * lives here is the HTTP server and Express's settings: deadlines, query parser, proxy trust,
- * CORS, and the API docs.
+ * and the API docs. (CORS is a middleware of the pipeline: CorsMiddleware.)
  */
 export async function createApp(): Promise<NestExpressApplication> {
   // The body is read by JsonBodyMiddleware (64 KiB limit, errors in the envelope). A failure to
@@ -33,8 +33,6 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.disable('etag');
   app.set('query parser', parseQuery);
   app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
-  const corsOrigins = config.get('CORS_ORIGINS', { infer: true });
-  if (corsOrigins) app.enableCors({ origin: corsOrigins.split(',').map((origin) => origin.trim()) });
   app.get(ApiDocsRoutes).attach(app);
   return app;
 }

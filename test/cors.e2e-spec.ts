@@ -34,4 +34,28 @@ describe('CORS', () => {
     const withoutOrigin = await t.http.get(path);
     expect(withoutOrigin.headers.vary).toBe('Origin');
   });
+
+  it('answers a preflight 204 inside the pipeline (request id, security headers, log line and metrics); any other OPTIONS is 4044', async () => {
+    for (const path of ['/oracle/markets/dispute/submit', '/nowhere']) {
+      const preflight = await t.http
+        .options(path)
+        .set('origin', ORIGIN)
+        .set('access-control-request-method', 'POST')
+        .set('access-control-request-headers', 'content-type, x-api-key');
+      expect(preflight.status).toBe(204);
+      expect(preflight.text).toBe('');
+      expect(preflight.headers['access-control-allow-origin']).toBe(ORIGIN);
+      expect(preflight.headers['access-control-allow-headers']).toBe('content-type, x-api-key');
+      expect(preflight.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(preflight.headers['x-content-type-options']).toBe('nosniff');
+    }
+    const metrics = await t.http.get('/metrics');
+    expect(metrics.text).toMatch(/oracle_http_requests_total\{method="OPTIONS",route="unmatched",code="204"\} 2/);
+    for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'POST' }]) {
+      const options = await t.http.options('/oracle/markets/public').set(headers);
+      expect(options.status).toBe(200);
+      expect(options.body).toEqual({ code: 4044, msg: 'not found', detail: expect.any(String) });
+      expect(options.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
 });
