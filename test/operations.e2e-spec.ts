@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
+import { decimalsUpTo } from '../src/common/validation';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
@@ -166,7 +167,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
         'market_status', 'submitter_id', 'submitter_name'].sort(),
     );
     expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({
-      oneOf: [{ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }],
+      oneOf: [{ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER) }],
       example: 2,
     });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { validateSync } from 'class-validator';
-import { codePoints, TextLength } from './validation';
+import { codePoints, decimalsUpTo, TextLength } from './validation';
 
 class Text {
   @TextLength(1, 4)
@@ -35,5 +35,20 @@ describe('TextLength', () => {
   it('wants at least `min` code points', () => {
     expect(accepts('')).toBe(false);
     expect(accepts('\u{1F600}')).toBe(true);
+  });
+});
+
+describe('decimalsUpTo', () => {
+  it.each([1, 9, 10, 19, 100, 347, 1000, 9071, 10_000])('matches exactly 1 to %i, without leading zeros', (max) => {
+    const pattern = new RegExp(decimalsUpTo(max));
+    for (let n = 0; n <= 12_000; n++) expect([n, pattern.test(String(n))]).toEqual([n, n >= 1 && n <= max]);
+    expect(pattern.test('01')).toBe(false);
+    expect(pattern.test('')).toBe(false);
+  });
+
+  it('matches 1 to 2^53-1', () => {
+    const pattern = new RegExp(decimalsUpTo(Number.MAX_SAFE_INTEGER));
+    for (const id of ['1', '999999999999999', '1000000000000000', '8999999999999999', '9007199254740990', '9007199254740991']) expect([id, pattern.test(id)]).toEqual([id, true]);
+    for (const id of ['0', '9007199254740992', '9007199254740999', '9007199254741000', '9100000000000000', '10000000000000000', '-1', '1.0']) expect([id, pattern.test(id)]).toEqual([id, false]);
   });
 });

@@ -87,6 +87,25 @@ export function StorableText(): PropertyDecorator {
 }
 
 /**
+ * A pattern (regular expression source) for the decimal integers 1 to `max` written without
+ * leading zeros: what the OpenAPI document says of an id sent as a string of digits.
+ */
+export function decimalsUpTo(max: number): string {
+  const digits = String(max);
+  const alternatives = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  for (let i = 0; i < digits.length; i++) {
+    const low = i === 0 ? 1 : 0;
+    const digit = Number(digits[i]);
+    const rest = digits.length - i - 1;
+    const below = digit - 1 === low ? `${low}` : `[${low}-${digit - 1}]`;
+    const after = rest === 0 ? '' : rest === 1 ? '[0-9]' : `[0-9]{${rest}}`;
+    if (digit > low) alternatives.push(`${digits.slice(0, i)}${below}${after}`);
+  }
+  alternatives.push(digits);
+  return `^(?:${alternatives.join('|')})$`;
+}
+
+/**
  * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
  * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
  */

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsDefined } from 'class-validator';
-import { IsSafeId, RequiredText, ToSafeId } from '../common/validation';
+import { decimalsUpTo, IsSafeId, RequiredText, ToSafeId } from '../common/validation';
 import { parseRfc3339 } from '../common/rfc3339';
 
 export const SUBMITTER_ID_MAX = 128;
@@ -19,7 +19,8 @@ export class SubmitDisputeDto {
   @ApiProperty({
     oneOf: [
       { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-      { type: 'string', pattern: '^[1-9][0-9]{0,14}$' },
+      // Up to 2^53-1 exactly; the service also takes leading zeros, which the document leaves out.
+      { type: 'string', pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER) },
     ],
   })
   @IsDefined()

@@ -3,8 +3,11 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, getSchemaPath } 
 import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
-/** Codes any enveloped route can answer with, whatever it does. */
-const ALWAYS: ErrorName[] = ['TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE'];
+/**
+ * Codes any enveloped route can answer with, whatever it does: a body is read on every route
+ * (4001, 4130), and every route is rate limited and shed when the instance is full.
+ */
+const ALWAYS: ErrorName[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'SERVER_BUSY'];
 
 const seconds = { type: 'integer', minimum: 0 } as const;
 
@@ -35,7 +38,7 @@ function successEnvelope(data: Type<unknown>) {
  * `data` or the error envelope, and the catalogue codes this route can answer with.
  */
 export function ApiEnvelope(data: Type<unknown>, summary: string, errors: ErrorName[]) {
-  const codes = [...errors, ...ALWAYS].map((name) => `\`${ErrorCatalogue[name].code}\` ${ErrorCatalogue[name].msg}`);
+  const codes = [...new Set([...errors, ...ALWAYS])].map((name) => `\`${ErrorCatalogue[name].code}\` ${ErrorCatalogue[name].msg}`);
   return applyDecorators(
     ApiOperation({ summary }),
     ApiExtraModels(data, ErrorEnvelope),
