@@ -168,4 +168,29 @@ describe('GET /admin/markets (and the dispute counts)', () => {
     expect(asReviewer.body).toEqual(ok({ open: 2, closed: 1 }));
     expect((await t.http.get('/admin/disputes/counts')).body).toEqual(error(4012, 'invalid admin credentials'));
   });
+
+  it('cuts a page at 1 MiB of records, whatever its limit, and the cursor goes on from there', async () => {
+    await fixturesOf(t).partner('large');
+    // 10,000 emoji (40,000 bytes of UTF-8) of reasoning each, the most the admin API takes.
+    await t.dataSource.query(
+      `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at)
+       SELECT 'large', 'large-' || n, 'resolved', 'YES', 'HIGH', repeat($1, 10000), now() FROM generate_series(1, 40) AS n`,
+      ['\u{1F600}'],
+    );
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const body = await get(`?source=large&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(body.code).toBe(0);
+      seen.push(...slugsOf(body));
+      sizes.push(body.data.markets.length);
+      cursor = body.data.next_cursor;
+    }
+    expect(sizes.length).toBeGreaterThan(1);
+    // 1 MiB holds 26 such records (40,000 bytes each); the one that passes it is the page's last.
+    expect(sizes[0]).toBe(27);
+    expect(new Set(seen).size).toBe(40);
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, n) => `large-${40 - n}`));
+  });
 });

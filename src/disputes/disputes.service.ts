@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { boundedPage, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
 import { MarketsService } from '../markets/markets.service';
@@ -33,10 +34,15 @@ const CLOSE_DISPUTE = statement(`
 const ADMIN_DISPUTE_BY_ID = statement<{ item: AdminDispute }>(`SELECT ${ADMIN_DISPUTE_JSON} AS item
   FROM disputes d JOIN markets m ON m.id = d.market_id WHERE d.id = $1`);
 // Oldest first, by id: keyset pagination on the primary key stays stable while disputes arrive.
-const DISPUTE_QUEUE = statement<{ item: AdminDispute }>(`SELECT ${ADMIN_DISPUTE_JSON} AS item
-  FROM disputes d JOIN markets m ON m.id = d.market_id
-  WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
-  ORDER BY d.id LIMIT $3`);
+const DISPUTE_QUEUE = statement<{ item: AdminDispute; found: string }>(
+  boundedPage(
+    `SELECT d.id, ${ADMIN_DISPUTE_JSON} AS item
+    FROM disputes d JOIN markets m ON m.id = d.market_id
+    WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
+    ORDER BY d.id LIMIT $3`,
+    'ASC',
+  ),
+);
 const COUNTS_BY_STATUS = statement<{ status: DisputeStatus; count: number }>(
   'SELECT status, count(*)::int AS count FROM disputes GROUP BY status',
 );
@@ -115,10 +121,11 @@ export class DisputesService {
     return row.item;
   }
 
-  /** One page of the review queue, plus whether more follow. */
+  /** One page of the review queue (at most PAGE_BYTES of it), plus whether more follow. */
   async listAdminDisputes(page: DisputeQueuePage): Promise<{ disputes: AdminDispute[]; hasMore: boolean }> {
     const rows = await this.sql.rows(DISPUTE_QUEUE, [page.status ?? null, page.afterId ?? '0', page.limit + 1]);
-    return { disputes: rows.slice(0, page.limit).map((row) => row.item), hasMore: rows.length > page.limit };
+    const { items, hasMore } = pageOf(rows, page.limit);
+    return { disputes: items, hasMore };
   }
 
   /** How many disputes are in each status (the back office's queue header). */

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
+import { boundedPage, pageOf } from '../database/bounded-page';
 import { adHocStatement, Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
@@ -19,12 +20,17 @@ const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now(
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
 // created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
 // Planned per call: which filters are given decides the best plan.
-const MARKET_LIST = adHocStatement<{ item: MarketItem }>(`SELECT ${MARKET_ITEM_JSON} AS item FROM markets m
+const MARKET_LIST = adHocStatement<{ item: MarketItem; found: string }>(
+  boundedPage(
+    `SELECT m.id, ${MARKET_ITEM_JSON} AS item FROM markets m
   WHERE ($1::text IS NULL OR m.source = $1)
     AND ($2::text IS NULL OR m.status = $2)
     AND ($3::text IS NULL OR m.slug ILIKE $3 ESCAPE '\\')
     AND ($4::bigint IS NULL OR m.id < $4)
-  ORDER BY m.id DESC LIMIT $5`);
+  ORDER BY m.id DESC LIMIT $5`,
+    'DESC',
+  ),
+);
 
 /** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
 export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
@@ -84,7 +90,7 @@ export class MarketsService {
     return this.records.written(txid, market.source, market.slug);
   }
 
-  /** One page of markets for the back office, plus whether more follow. */
+  /** One page of markets for the back office (at most PAGE_BYTES of them), plus whether more follow. */
   async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
     const rows = await this.sql.rows(MARKET_LIST, [
       page.source ?? null,
@@ -93,7 +99,8 @@ export class MarketsService {
       page.beforeId ?? null,
       page.limit + 1,
     ]);
-    return { markets: rows.slice(0, page.limit).map((row) => row.item), hasMore: rows.length > page.limit };
+    const { items, hasMore } = pageOf(rows, page.limit);
+    return { markets: items, hasMore };
   }
 
   async getMarketItem(manager: EntityManager, id: string): Promise<MarketItem> {
