@@ -169,7 +169,7 @@ describe('GET /admin/markets (and the dispute counts)', () => {
     expect((await t.http.get('/admin/disputes/counts')).body).toEqual(error(4012, 'invalid admin credentials'));
   });
 
-  it('cuts a page at 1 MiB of records, whatever its limit, and the cursor goes on from there', async () => {
+  it('cuts a page at 256 KiB of records, whatever its limit, and the cursor goes on from there', async () => {
     await fixturesOf(t).partner('large');
     // 10,000 emoji (40,000 bytes of UTF-8) of reasoning each, the most the admin API takes.
     await t.dataSource.query(
@@ -188,8 +188,8 @@ describe('GET /admin/markets (and the dispute counts)', () => {
       cursor = body.data.next_cursor;
     }
     expect(sizes.length).toBeGreaterThan(1);
-    // 1 MiB holds 26 such records (40,000 bytes each); the one that passes it is the page's last.
-    expect(sizes[0]).toBe(27);
+    // 256 KiB holds 6 such records (~40,200 bytes each); the one that passes it is the page's last.
+    expect(sizes[0]).toBe(7);
     expect(new Set(seen).size).toBe(40);
     expect(seen).toEqual(Array.from({ length: 40 }, (_, n) => `large-${40 - n}`));
   });

@@ -1,5 +1,5 @@
 /** The most JSON one page of a back-office list carries, whatever its `limit`. */
-export const PAGE_BYTES = 1024 * 1024;
+export const PAGE_BYTES = 256 * 1024;
 
 /**
  * A page query cut where its items pass PAGE_BYTES of JSON: `pageSql` selects `id` and `item`
