@@ -4,7 +4,7 @@ import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
-import { BodyBudget } from './body-budget';
+import { ByteBudget } from './byte-budget';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
 import { ensureRequestContext } from './request-context.middleware';
@@ -70,7 +70,7 @@ function bytesToHold(req: Request): number {
  *
  * The bodies being read and worked on are held in memory together, so the process holds at
  * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their headers until their
- * answers are written, and one client address at most a quarter of that (BodyBudget). Beyond
+ * answers are written, and one client address at most a quarter of that (ByteBudget). Beyond
  * its share, 4290; beyond the whole, 5031; both with Retry-After at once, before a byte is read.
  * Without the bound, a few thousand connections trickling 64 KiB bodies at once exhausted the
  * heap before the limit on requests in progress (which counts from when a body is read) saw any
@@ -78,13 +78,13 @@ function bytesToHold(req: Request): number {
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
-  private readonly budget: BodyBudget;
+  private readonly budget: ByteBudget;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<Environment, true>,
     private readonly metrics: MetricsService,
   ) {
-    this.budget = new BodyBudget(config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true }), BODY_LIMIT_BYTES);
+    this.budget = new ByteBudget(config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true }), BODY_LIMIT_BYTES);
   }
 
   use(req: Request, res: Response, next: NextFunction): void {

@@ -132,6 +132,16 @@ export class Environment {
   @Max(1073741824)
   MAX_BODY_BYTES_IN_FLIGHT = 8388608;
 
+  /**
+   * Bytes of answers written and not yet taken by their clients' connections, held in this
+   * process at once; beyond it, 5031 "server busy" for new requests (4290 for an address past a quarter).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1048576)
+  @Max(1073741824)
+  MAX_UNREAD_ANSWER_BYTES = 8388608;
+
   /** How long a client may take to send its request headers. */
   @Transform(toInt)
   @IsInt()

@@ -68,6 +68,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly unreadAnswerBytes = new Gauge({
+    name: 'oracle_http_unread_answer_bytes',
+    help: 'Bytes of answers written and not yet taken by their connections (clients not reading), against MAX_UNREAD_ANSWER_BYTES',
+    registers: [this.registry],
+  });
+
   readonly bodyBytesHeld = new Gauge({
     name: 'oracle_http_request_body_bytes_held',
     help: 'Bytes of request bodies (by declared length) held in this process, against MAX_BODY_BYTES_IN_FLIGHT',
@@ -76,7 +82,7 @@ export class MetricsService {
 
   readonly shed = new Counter({
     name: 'oracle_http_requests_shed_total',
-    help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), client-bodies (4290, too many held for one client address), connection-closed (a refused connection that kept sending, closed)',
+    help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), client-bodies (4290, too many held for one client address), answers (5031, too many answers waiting to be read), client-answers (4290, too many for one client address), connection-closed (a refused connection that kept sending, closed)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -4,52 +4,84 @@ import type { NextFunction, Request, Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
-import { ApiError, ErrorCatalogue } from '../error-catalogue';
+import { ByteBudget } from '../byte-budget';
+import { ApiError, ErrorCatalogue, type ErrorEntry } from '../error-catalogue';
 
 // Probes and the scraper must be answered however busy the instance is.
 const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
 
+/** An address may always have this much unread (a back-office page and change). */
+const UNREAD_SHARE_AT_LEAST = 512 * 1024;
+
 /**
  * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once: counted from when
  * their bodies are read (slow uploads do not take the places of requests ready to run) until
- * their answers are written (clients that do not read their answers do not keep the places;
- * what waits unread is bounded per connection: ConnectionLimits). Beyond it, 5031 "server busy"
- * with Retry-After, at once: before any database or Redis work, instead of a queue that grows
- * until every answer is late or the heap runs out.
+ * their answers are written (clients that do not read their answers do not keep the places).
+ * Beyond it, 5031 "server busy" with Retry-After, at once: before any database or Redis work,
+ * instead of a queue that grows until every answer is late or the heap runs out.
+ *
+ * What clients do not read stays in this process (a connection's pipelined answers wait for the
+ * one before them; the kernel takes only so much of a socket's), so the answers written and not
+ * yet taken by their connections are counted too, by Content-Length, against
+ * MAX_UNREAD_ANSWER_BYTES with a share per client address (ByteBudget). Past it, new requests
+ * get 5031, or 4290 from an address past its share: before, ~600 connections from one address,
+ * each pipelining 8 reads of large records and reading nothing, took the heap in seconds.
  */
 @Injectable()
 export class LoadSheddingMiddleware implements NestMiddleware {
   private readonly limit: number;
   private inFlight = 0;
+  private readonly unread: ByteBudget;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<Environment, true>,
     private readonly metrics: MetricsService,
   ) {
     this.limit = config.get('MAX_REQUESTS_IN_FLIGHT', { infer: true });
+    this.unread = new ByteBudget(config.get('MAX_UNREAD_ANSWER_BYTES', { infer: true }), UNREAD_SHARE_AT_LEAST);
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
     if (NEVER_SHED.test(req.path)) return next();
-    if (this.inFlight >= this.limit) {
-      this.metrics.shed.inc({ reason: 'process' });
-      res.setHeader('Retry-After', '1');
-      throw new ApiError(ErrorCatalogue.SERVER_BUSY);
-    }
+    if (this.inFlight >= this.limit) this.shed(res, 'process', ErrorCatalogue.SERVER_BUSY);
+    const client = req.ip ?? '';
+    const refusal = this.unread.refusal(client, 0);
+    if (refusal === 'client') this.shed(res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
+    if (refusal === 'process') this.shed(res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
     this.inFlight++;
     this.metrics.inFlight.inc();
-    let done = false;
-    const release = () => {
-      if (done) return;
-      done = true;
+    let state: 'working' | 'written' | 'closed' = 'working';
+    let unreadBytes = 0;
+    // Written (the head goes with the body: every answer is sent whole): the place is given back,
+    // and the answer's bytes count as unread until its connection has taken them.
+    onHeaders(res, () => {
+      if (state !== 'working') return;
+      state = 'written';
       this.inFlight--;
       this.metrics.inFlight.dec();
-    };
-    // Written (the head goes with the body: every answer is sent whole), or never to be: the
-    // response's 'close' also comes when its connection closes, before its turn included (a
-    // pipelined request without a socket, which on-finished would wait on for good).
-    onHeaders(res, release);
-    res.once('close', release);
+      unreadBytes = Number(res.getHeader('content-length')) || 0;
+      if (unreadBytes > 0) this.unread.hold(client, unreadBytes);
+      this.metrics.unreadAnswerBytes.set(this.unread.held);
+    });
+    // Taken by the connection (the response's 'close' follows its 'finish'), or never to be: it
+    // also comes when the connection closes, before its turn included (a pipelined request
+    // without a socket, which on-finished would wait on for good).
+    res.once('close', () => {
+      if (state === 'working') {
+        this.inFlight--;
+        this.metrics.inFlight.dec();
+      } else if (unreadBytes > 0) {
+        this.unread.give(client, unreadBytes);
+        this.metrics.unreadAnswerBytes.set(this.unread.held);
+      }
+      state = 'closed';
+    });
     next();
+  }
+
+  private shed(res: Response, reason: string, error: ErrorEntry, detail?: string): never {
+    this.metrics.shed.inc({ reason });
+    res.setHeader('Retry-After', '1');
+    throw new ApiError(error, detail);
   }
 }

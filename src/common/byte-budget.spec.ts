@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { BodyBudget } from './body-budget';
+import { ByteBudget } from './byte-budget';
 
-describe('BodyBudget', () => {
+describe('ByteBudget', () => {
   it('gives one client address a quarter of the budget, and never less than one whole body', () => {
-    expect(new BodyBudget(8 * 1024 * 1024, 65_536).perClient).toBe(2 * 1024 * 1024);
-    expect(new BodyBudget(4 * 65_536, 65_536).perClient).toBe(65_536);
-    expect(new BodyBudget(65_536, 65_536).perClient).toBe(65_536);
+    expect(new ByteBudget(8 * 1024 * 1024, 65_536).perClient).toBe(2 * 1024 * 1024);
+    expect(new ByteBudget(4 * 65_536, 65_536).perClient).toBe(65_536);
+    expect(new ByteBudget(65_536, 65_536).perClient).toBe(65_536);
   });
 
   it("lets a client past its share while the process holds less than half the budget, and past that refuses it while others still get theirs", () => {
-    const budget = new BodyBudget(400, 50);
+    const budget = new ByteBudget(400, 50);
     for (let n = 0; n < 4; n++) expect(budget.take('a', 50)).toBeUndefined();
     expect(budget.held).toBe(200);
     // Over its share (100), and the process at half: 'a' may hold no more.
@@ -24,7 +24,7 @@ describe('BodyBudget', () => {
   });
 
   it('gives the bytes back, to the client and to the process', () => {
-    const budget = new BodyBudget(400, 50);
+    const budget = new ByteBudget(400, 50);
     expect(budget.take('a', 200)).toBeUndefined();
     expect(budget.take('b', 100)).toBeUndefined();
     expect(budget.take('a', 1)).toBe('client');
@@ -35,5 +35,18 @@ describe('BodyBudget', () => {
     budget.give('b', 100);
     expect(budget.held).toBe(0);
     for (const client of ['a', 'b', 'c', 'd']) expect(budget.take(client, 100)).toBeUndefined();
+  });
+});
+
+describe('ByteBudget.hold', () => {
+  it('counts what is already in memory whatever the budget; refusal then says why, and give takes it back', () => {
+    const budget = new ByteBudget(400, 50);
+    budget.hold('a', 500);
+    expect(budget.held).toBe(500);
+    expect(budget.refusal('a', 0)).toBe('client');
+    expect(budget.refusal('b', 0)).toBe('process');
+    budget.give('a', 500);
+    expect(budget.refusal('a', 0)).toBeUndefined();
+    expect(budget.held).toBe(0);
   });
 });
