@@ -95,7 +95,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(dispute.body.code).toBe(4000);
   });
 
-  it('limits admin calls per credential however its Authorization header is spelled', async () => {
+  it('limits admin calls per credential, over every admin route together, however its Authorization header is spelled', async () => {
     const counts = (authorization: string) => t.http.get('/admin/disputes/counts').set('authorization', authorization);
     for (let n = 0; n < ADMIN_LIMIT; n++) expect((await counts(`Bearer ${MASTER}`)).body.code).toBe(0);
     // Each spelling had a budget of its own: "bearer", "BEARER", more spaces.
@@ -104,6 +104,9 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
       expect(limited.body).toEqual({ code: 4290, msg: 'too many requests', detail: expect.any(String) });
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }
+    // The budget is the credential's, not the route's.
+    const other = await t.http.get('/admin/partners').set('authorization', `Bearer ${MASTER}`);
+    expect(other.body.code).toBe(4290);
   });
 
   it('documents every route the app serves in the OpenAPI document', async () => {

@@ -14,7 +14,7 @@ const seconds = { type: 'integer', minimum: 0 } as const;
 /** The headers of every enveloped answer (rate limits: every enveloped route is limited). */
 const ENVELOPE_HEADERS = {
   'x-request-id': { description: 'The id of this request, also in its log line: yours echoed when it is 1-128 of A-Z a-z 0-9 . _ : -', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'Requests this route allows per minute (to this IP, key or admin credential)', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute to this IP (public reads), key (disputes) or admin credential (every admin route together)', schema: { type: 'integer', minimum: 1 } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'Seconds until the current minute ends', schema: seconds },
   'Retry-After': { description: 'With 4290 and 5031: seconds to wait before trying again', schema: seconds },

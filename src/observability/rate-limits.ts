@@ -75,8 +75,9 @@ export async function rateLimitOptions(config: ConfigService<Environment, true>,
         limit: (context) => perMinute[kindOf(context)!],
         skipIf: (context) => kindOf(context) === undefined,
         getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
-        // Each route its own budget; the tracker is already an IP or a hash.
-        generateKey: (context, tracker, name) => `${context.getClass().name}.${context.getHandler().name}:${name}:${tracker}`,
+        // One budget per tracker across the routes of its kind (an admin credential's 600 a minute
+        // cover every admin route); the tracker is already an IP or a hash, prefixed by its kind.
+        generateKey: (_context, tracker, name) => `${name}:${tracker}`,
       },
     ],
     storage: redis ?? new MemoryThrottlerStorage(),
