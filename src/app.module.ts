@@ -68,8 +68,9 @@ export class AppModule implements NestModule {
 
   /**
    * Every request, in this order: its observation (log line and metrics, written when it is
-   * answered, whatever answers it), its id, the security headers, CORS when CORS_ORIGINS is set,
-   * the per-connection limit, the body, the per-process limit. Then Nest's guards (failed
+   * answered, whatever answers it), its id, the security headers, the per-connection limit (so
+   * that preflights pipelined on one connection are bounded like any request), CORS when
+   * CORS_ORIGINS is set, the body, the per-process limit. Then Nest's guards (failed
    * authentications, rate limit, partner key, admin credentials), the validation pipe, the
    * handler, the envelope interceptor and the exception filter. '/' is Express's cheap match for
    * every path.
@@ -81,8 +82,8 @@ export class AppModule implements NestModule {
         RequestObservationMiddleware,
         RequestContextMiddleware,
         SecurityHeadersMiddleware,
-        ...cors,
         ConnectionLimitMiddleware,
+        ...cors,
         JsonBodyMiddleware,
         LoadSheddingMiddleware,
       )
