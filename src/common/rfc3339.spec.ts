@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseRfc3339 } from './rfc3339';
+import { parseRfc3339, YEARS_0001_TO_9999 } from './rfc3339';
 
 describe('parseRfc3339', () => {
   it.each([
@@ -10,6 +10,7 @@ describe('parseRfc3339', () => {
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
     ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59.000Z'],
     ['0001-01-01T23:59:00+23:59', '0001-01-01T00:00:00.000Z'],
+    ['2026-03-01T12:00:00.1234567890123Z', '2026-03-01T12:00:00.123Z'],
   ])('accepts %s', (raw, iso) => {
     expect(parseRfc3339(raw)?.toISOString()).toBe(iso);
   });
@@ -29,7 +30,15 @@ describe('parseRfc3339', () => {
     // In UTC these leave the four-digit years: 10000-01-01T23:58:59Z, 0000-12-31T00:01:00Z.
     ['9999-12-31T23:59:59-23:59'],
     ['0001-01-01T00:00:00+23:59'],
+    ['0000-01-01T00:00:00Z'],
+    ['2026-03-01T12:00:00.Z'],
   ])('rejects %j', (raw) => {
     expect(parseRfc3339(raw)).toBeUndefined();
+  });
+
+  it('documents the years it takes', () => {
+    const years = new RegExp(YEARS_0001_TO_9999);
+    expect(['0001-', '0010-', '0100-', '1000-', '9999-'].every((year) => years.test(year))).toBe(true);
+    expect(years.test('0000-')).toBe(false);
   });
 });

@@ -1,7 +1,13 @@
 const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** The instant an RFC 3339 timestamp names, or undefined if `value` is not one. */
+/**
+ * For the OpenAPI document, beside `format: date-time`: RFC 3339 also has year 0000, which no
+ * timestamp here can hold. (An offset can still move a year-0001 or year-9999 time out of range.)
+ */
+export const YEARS_0001_TO_9999 = '^(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-';
+
+/** The instant an RFC 3339 timestamp names (any number of fraction digits, kept to the millisecond), or undefined if `value` is not one. */
 export function parseRfc3339(value: unknown): Date | undefined {
   if (typeof value !== 'string') return undefined;
   const match = RFC3339.exec(value);

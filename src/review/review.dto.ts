@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
+import { YEARS_0001_TO_9999 } from '../common/rfc3339';
 import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText, TEXT_PATTERN, TextLength, Trim } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
@@ -120,7 +121,7 @@ export class ResolveMarketDto {
    * RFC 3339 timestamp; the server's time when omitted.
    * @example "2026-11-01T12:00:00Z"
    */
-  @ApiProperty({ type: 'string', format: 'date-time', required: false })
+  @ApiProperty({ type: 'string', format: 'date-time', pattern: YEARS_0001_TO_9999, required: false })
   @IsOptional()
   @IsRfc3339()
   resolved_at?: string;
