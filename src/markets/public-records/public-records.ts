@@ -19,7 +19,7 @@ const keyOf = (source: string, slug: string) => `${source}\u0000${slug}`;
 
 /**
  * The memory a cached record takes, estimated: its JSON at two bytes a character (V8 keeps text
- * outside Latin-1 so; Latin-1 text takes half), and its entry and key.
+ * outside Latin-1 so; Latin-1 text takes half), and its entry (RecordCache adds its key).
  */
 const CACHED_BYTES = (record: JsonText) => 2 * record.json.length + 256;
 

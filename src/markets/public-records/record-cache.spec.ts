@@ -85,17 +85,18 @@ describe('RecordCache', () => {
 
   it('drops the oldest entries beyond its bytes, never stores a value larger than all of them, and always keeps a tombstone', () => {
     const cache = new RecordCache<string>(1000, limits(100, 10), manualClock());
-    cache.store('a', 'aaaa', cache.startRead());
-    cache.store('b', 'bbbb', cache.startRead());
-    cache.store('c', 'cccc', cache.startRead()); // 12 bytes: pushes 'a' out
+    // Each entry counts its value's length and two bytes for its one-character key.
+    cache.store('a', 'aa', cache.startRead());
+    cache.store('b', 'bb', cache.startRead());
+    cache.store('c', 'cc', cache.startRead()); // 12 bytes: pushes 'a' out
     expect(cache.lookup('a')).toBeUndefined();
-    expect([cache.lookup('b')?.value, cache.lookup('c')?.value]).toEqual(['bbbb', 'cccc']);
+    expect([cache.lookup('b')?.value, cache.lookup('c')?.value]).toEqual(['bb', 'cc']);
     expect(cache.bytes).toBe(8);
-    cache.store('d', 'd'.repeat(11), cache.startRead());
+    cache.store('d', 'd'.repeat(9), cache.startRead());
     expect(cache.lookup('d')).toBeUndefined();
     const before = cache.startRead();
     cache.evict('b');
     expect(cache.store('b', 'stale', before)).toBe(false);
-    expect(cache.bytes).toBe(5);
+    expect(cache.bytes).toBe(7);
   });
 });

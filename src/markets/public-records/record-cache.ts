@@ -59,8 +59,8 @@ export class RecordCache<V extends {}> {
     this.entries = new LRUCache<string, Entry<V>>({
       max: limits.maxEntries,
       maxSize: limits.maxBytes,
-      // A tombstone counts one byte: it must always fit.
-      sizeCalculation: (entry) => (entry.value === null ? 1 : Math.max(1, limits.sizeOf(entry.value))),
+      // Its key counts too (two bytes a character: a slug may be 256 emoji); a tombstone is little more.
+      sizeCalculation: (entry, key) => 2 * key.length + (entry.value === null ? 1 : Math.max(1, limits.sizeOf(entry.value))),
       // A tombstone pushed out still refuses reads older than it.
       dispose: (entry, _key, reason) => {
         if (reason === 'evict' && entry.value === null) this.droppedTombstone = Math.max(this.droppedTombstone, entry.version);
