@@ -184,12 +184,17 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
   it('lets an in-flight request finish when the app closes', async () => {
     const { createApp } = await import('../src/create-app');
     const closing = await createApp();
+    // A dispute (its key has a budget of its own: this address spent its public reads above).
+    const partner = await fixturesOf(t).partner('closing');
     await closing.listen(0);
     const blocker = new pg.Client({ connectionString: t.databaseUrl });
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE markets IN ACCESS EXCLUSIVE MODE');
-    const inFlight = request(closing.getHttpServer()).get('/oracle/markets/public?slug=slow&source=acme');
+    const inFlight = request(closing.getHttpServer())
+      .post('/oracle/markets/dispute/submit')
+      .set('x-api-key', partner.apiKey)
+      .send({ market_id: 999999, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
     const pending = inFlight.then((response) => response);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const closed = closing.close();
@@ -198,6 +203,6 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     await blocker.end();
     const response = await pending;
     await closed;
-    expect(response.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });
+    expect(response.body).toEqual({ code: 4040, msg: 'market not found', detail: 'market not found' });
   });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { clientOf } from '../common/client-address';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
@@ -32,7 +33,7 @@ export class FailedAuthLimiter {
 
   /** 4290 (with Retry-After) for a client IP over its failed-authentication budget. */
   assertAllowed(req: Request, res: Response): void {
-    const address = req.ip ?? '';
+    const address = clientOf(req);
     const until = this.blockedUntil.get(address);
     if (until === undefined) return;
     const left = until - Date.now();
@@ -50,7 +51,7 @@ export class FailedAuthLimiter {
    * limit refuses the address for the rest of its window (the store's block starts only past it).
    */
   async recordFailure(req: Request): Promise<void> {
-    const address = req.ip ?? '';
+    const address = clientOf(req);
     const record = await this.storage.increment(`ip:${address}`, WINDOW_MS, this.limit, WINDOW_MS, 'auth-failures');
     if (record.totalHits < this.limit) return;
     if (this.blockedUntil.size >= MAX_BLOCKED_ADDRESSES) this.blockedUntil.delete(this.blockedUntil.keys().next().value!);

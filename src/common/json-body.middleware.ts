@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { ByteBudget } from './byte-budget';
+import { clientOf } from './client-address';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
 import { ensureRequestContext } from './request-context.middleware';
@@ -90,7 +91,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const size = bytesToHold(req);
     if (size > 0) {
-      const client = req.ip ?? '';
+      const client = clientOf(req);
       const refusal = this.budget.take(client, size);
       if (refusal) {
         this.metrics.shed.inc({ reason: refusal === 'client' ? 'client-bodies' : 'bodies' });

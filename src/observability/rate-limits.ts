@@ -4,6 +4,7 @@ import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { bearerOf } from '../auth/admin.guard';
 import { hashKey } from '../auth/key-hashing';
+import { clientOf } from '../common/client-address';
 import { routeMetadata } from '../common/route-metadata';
 import type { Environment } from '../config/environment';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
@@ -32,7 +33,7 @@ const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 function trackerOf(req: Request, kind: RateLimitKind): string {
   if (kind === 'dispute') return `key:${hashKey(req.header('x-api-key')?.trim() ?? '')}`;
   if (kind === 'admin') return `admin:${hashKey(bearerOf(req) ?? req.header('authorization') ?? '')}`;
-  return `ip:${req.ip ?? ''}`;
+  return `ip:${clientOf(req)}`;
 }
 
 const STORE_FAILURE_LOG_INTERVAL_MS = 60_000;

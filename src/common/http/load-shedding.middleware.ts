@@ -5,6 +5,7 @@ import onHeaders from 'on-headers';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ByteBudget } from '../byte-budget';
+import { clientOf } from '../client-address';
 import { ApiError, ErrorCatalogue, type ErrorEntry } from '../error-catalogue';
 
 // Probes and the scraper must be answered however busy the instance is.
@@ -44,7 +45,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     if (NEVER_SHED.test(req.path)) return next();
     if (this.inFlight >= this.limit) this.shed(res, 'process', ErrorCatalogue.SERVER_BUSY);
-    const client = req.ip ?? '';
+    const client = clientOf(req);
     const refusal = this.unread.refusal(client, 0);
     if (refusal === 'client') this.shed(res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
     if (refusal === 'process') this.shed(res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
