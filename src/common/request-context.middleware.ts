@@ -15,7 +15,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function ensureRequestContext(req: Request, res: Response): RequestContext {
   const existing = (req as Partial<ServiceRequest>).context;
   if (existing) return existing;
-  const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']) };
+  const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']), client: undefined };
   (req as ServiceRequest).context = context;
   res.setHeader('x-request-id', context.requestId);
   return context;

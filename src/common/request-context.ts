@@ -12,6 +12,8 @@ export interface RequestContext {
   partner?: AuthenticatedPartner;
   /** The back-office caller authenticated by `Authorization: Bearer`, on admin routes. */
   actor?: AdminActor;
+  /** The client the per-client limits count it against (clientOf), once asked. */
+  client?: string;
 }
 
 export type ServiceRequest = Request & { context: RequestContext };
