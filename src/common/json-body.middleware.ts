@@ -6,8 +6,9 @@ import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { ByteBudget } from './byte-budget';
 import { clientOf } from './client-address';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
+import { shedRequest } from './http/shed';
 import { ensureRequestContext } from './request-context.middleware';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -93,13 +94,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
     if (size > 0) {
       const client = clientOf(req);
       const refusal = this.budget.take(client, size);
-      if (refusal) {
-        this.metrics.shed.inc({ reason: refusal === 'client' ? 'client-bodies' : 'bodies' });
-        res.setHeader('Retry-After', '1');
-        throw refusal === 'client'
-          ? new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many request bodies in progress from this address')
-          : new ApiError(ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
+      if (refusal === 'client') {
+        throw shedRequest(this.metrics, res, 'client-bodies', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many request bodies in progress from this address');
       }
+      if (refusal === 'process') throw shedRequest(this.metrics, res, 'bodies', ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
       this.metrics.bodyBytesHeld.set(this.budget.held);
       // 'close' comes once the answer is written or never will be, also for a pipelined request
       // whose connection closed before its turn (on-finished waits for a socket it never gets).

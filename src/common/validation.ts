@@ -60,7 +60,11 @@ export function TextLength(min: number, max: number, options?: ValidationOptions
       name: 'textLength',
       constraints: [min, max],
       validator: {
-        validate: (value: unknown) => typeof value === 'string' && value.length >= min && isWithinLength(value, max) && codePoints(value) >= min,
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const length = codePoints(value);
+          return length >= min && length <= max;
+        },
         defaultMessage: (args) => `${args?.property} must be ${min} to ${max} characters long`,
       },
     },

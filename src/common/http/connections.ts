@@ -6,8 +6,9 @@ import type { Socket } from 'node:net';
 import onFinished from 'on-finished';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
-import { ApiError, ErrorCatalogue } from '../error-catalogue';
+import { ErrorCatalogue } from '../error-catalogue';
 import { ExpressAdapterWithDeadlines } from './http-server';
+import { shedRequest } from './shed';
 
 /** Dropped requests a refused connection may send before it is closed without its answers. */
 const DROPS_BEFORE_CLOSING = 64;
@@ -83,10 +84,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     if (answers.size >= this.limit) {
       this.refused.set(socket, { dropped: 0 });
       socket.pause();
-      this.metrics.shed.inc({ reason: 'connection' });
-      res.setHeader('Retry-After', '1');
       res.setHeader('Connection', 'close');
-      throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
+      throw shedRequest(this.metrics, res, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
     answers.add(res);
     onFinished(res, () => answers.delete(res));

@@ -6,7 +6,8 @@ import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ByteBudget } from '../byte-budget';
 import { clientOf } from '../client-address';
-import { ApiError, ErrorCatalogue, type ErrorEntry } from '../error-catalogue';
+import { ErrorCatalogue } from '../error-catalogue';
+import { shedRequest } from './shed';
 
 // Probes and the scraper must be answered however busy the instance is.
 const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
@@ -44,11 +45,13 @@ export class LoadSheddingMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     if (NEVER_SHED.test(req.path)) return next();
-    if (this.inFlight >= this.limit) this.shed(res, 'process', ErrorCatalogue.SERVER_BUSY);
+    if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
     const client = clientOf(req);
     const refusal = this.unread.refusal(client, 0);
-    if (refusal === 'client') this.shed(res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
-    if (refusal === 'process') this.shed(res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
+    if (refusal === 'client') {
+      throw shedRequest(this.metrics, res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
+    }
+    if (refusal === 'process') throw shedRequest(this.metrics, res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
     this.inFlight++;
     this.metrics.inFlight.inc();
     let state: 'working' | 'written' | 'closed' = 'working';
@@ -78,11 +81,5 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       state = 'closed';
     });
     next();
-  }
-
-  private shed(res: Response, reason: string, error: ErrorEntry, detail?: string): never {
-    this.metrics.shed.inc({ reason });
-    res.setHeader('Retry-After', '1');
-    throw new ApiError(error, detail);
   }
 }
