@@ -11,10 +11,11 @@ import { BackOfficeModule } from './back-office/back-office.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { ConnectionLimitMiddleware, ConnectionLimits } from './common/http/connections';
+import { BodyBudgetMiddleware } from './common/http/body-budget.middleware';
 import { CorsMiddleware, corsOrigins } from './common/http/cors.middleware';
 import { LoadSheddingMiddleware } from './common/http/load-shedding.middleware';
 import { ProtocolErrors } from './common/http/protocol-errors';
-import { JsonBodyMiddleware } from './common/json-body.middleware';
+import { JsonBodyInterceptor } from './common/json-body.interceptor';
 import { RequestContextMiddleware } from './common/request-context.middleware';
 import { SecurityHeadersMiddleware } from './common/security-headers';
 import { EnvelopeValidationPipe } from './common/envelope-validation.pipe';
@@ -50,7 +51,9 @@ import { ReviewModule } from './review/review.module';
   ],
   providers: [
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+    // The body is read after the guards (JsonBodyInterceptor), inside the envelope.
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
     // In this order: addresses that failed authentication too often, then the rate limits, so
     // floods of bad credentials never reach the database nor take rate-limit windows.
@@ -70,9 +73,10 @@ export class AppModule implements NestModule {
    * Every request, in this order: its observation (log line and metrics, written when it is
    * answered, whatever answers it), its id, the security headers, the per-connection limit (so
    * that preflights pipelined on one connection are bounded like any request), CORS when
-   * CORS_ORIGINS is set, the body, the per-process limit. Then Nest's guards (failed
-   * authentications, rate limit, partner key, admin credentials), the validation pipe, the
-   * handler, the envelope interceptor and the exception filter. '/' is Express's cheap match for
+   * CORS_ORIGINS is set, the body budget, the per-process limit. Then Nest's guards (failed
+   * authentications, rate limit, partner key, admin credentials), the envelope interceptor, the
+   * body (JsonBodyInterceptor: read only once the guards let the request in), the validation
+   * pipe, the handler, and the exception filter. '/' is Express's cheap match for
    * every path.
    */
   configure(consumer: MiddlewareConsumer): void {
@@ -84,7 +88,7 @@ export class AppModule implements NestModule {
         SecurityHeadersMiddleware,
         ConnectionLimitMiddleware,
         ...cors,
-        JsonBodyMiddleware,
+        BodyBudgetMiddleware,
         LoadSheddingMiddleware,
       )
       .forRoutes('/');

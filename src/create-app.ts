@@ -15,7 +15,7 @@ import { ApiDocsRoutes } from './docs/api-docs';
  * and the API docs. (CORS is a middleware of the pipeline: CorsMiddleware.)
  */
 export async function createApp(): Promise<NestExpressApplication> {
-  // The body is read by JsonBodyMiddleware (64 KiB limit, errors in the envelope). A failure to
+  // The body is read by JsonBodyInterceptor after the guards (64 KiB limit, errors in the envelope). A failure to
   // start is rethrown to the caller (main.ts prints it as one line), neither logged with its
   // stack by Nest nor answered by process.abort().
   const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressAdapterWithDeadlines(validateEnvironment(process.env)), {

@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import { routeMetadata } from './route-metadata';
 
 export const RAW_RESPONSE = 'response:raw';
 
@@ -7,3 +8,6 @@ export const RAW_RESPONSE = 'response:raw';
  * the ops endpoints (health probes, metrics), which probes and scrapers read (contract §1).
  */
 export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
+
+/** Whether the route answers outside the envelope (RawResponse): its request's body is not read. */
+export const isRawResponse = routeMetadata<boolean>(RAW_RESPONSE);

@@ -6,8 +6,8 @@ import type { AdminActor } from '../auth/reviewers.service';
 export interface RequestContext {
   /** The id echoed in `x-request-id` and written to the request's log line. */
   requestId: string;
-  /** A body-parser failure, held back so that authentication is checked before the body. */
-  bodyError?: unknown;
+  /** Its place among the requests in progress (LoadSheddingMiddleware), given up while its body arrives. */
+  place?: InFlightPlace;
   /** The partner authenticated by `x-api-key`, on partner routes. */
   partner?: AuthenticatedPartner;
   /** The back-office caller authenticated by `Authorization: Bearer`, on admin routes. */
@@ -17,3 +17,11 @@ export interface RequestContext {
 }
 
 export type ServiceRequest = Request & { context: RequestContext };
+
+/** A request's place among those in progress (MAX_REQUESTS_IN_FLIGHT). */
+export interface InFlightPlace {
+  /** Gives the place up while the request waits on its client. */
+  release(): void;
+  /** Takes a place again, or throws 5031 if none is free. */
+  retake(): void;
+}

@@ -175,6 +175,34 @@ describe('faults: request bodies held at once', () => {
     await expectNo5000(s);
   });
 
+  it('reads no body before the guards: slow uploads without a valid key, from many addresses, hold none of the budget', async () => {
+    const s = small.server;
+    const [market] = small.markets;
+    // Before, bodies were read first: one such upload from each of four addresses held the whole
+    // 256 KiB, and every partner's dispute got 5031 until their deadline.
+    const addresses = ['127.0.0.51', '127.0.0.52', '127.0.0.53', '127.0.0.54', '127.0.0.55', '127.0.0.56'];
+    const anonymous = bigDispute(market.id, '', 60_000);
+    const badKey = bigDispute(market.id, 'not-a-key', 60_000);
+    const uploaders = await openFrom(s.port, addresses, 2);
+    uploaders.forEach((uploader, n) => {
+      const { head, body } = n % 2 ? badKey : anonymous;
+      uploader.startReading();
+      uploader.write(head.replace('x-api-key: \r\n', '') + body.slice(0, body.length / 2));
+    });
+    // Each is answered without its body: 4010 without a key, 4011 with a bad one.
+    const codes = await Promise.all(uploaders.map(async (uploader) => (await uploader.readAnswers(1, 2_000))[0]?.body?.code));
+    expect(codes).toEqual(uploaders.map((_, n) => (n % 2 ? 4011 : 4010)));
+    expect(await metricValue(s, 'oracle_http_request_body_bytes_held')).toBe(0);
+    // Still sending: a partner's four large disputes, from four addresses, are all read.
+    const { head, body } = bigDispute(market.id, market.apiKey, 60_000);
+    const writers = await openFrom(s.port, ['127.0.0.57', '127.0.0.58', '127.0.0.59', '127.0.0.60'], 1);
+    for (const writer of writers) writer.write(head + body);
+    const read = await Promise.all(writers.map(async (writer) => (await writer.readAnswers(1, 5_000))[0]?.body?.code));
+    expect(read).toEqual([TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG]);
+    for (const connection of [...uploaders, ...writers]) connection.close();
+    await expectNo5000(s);
+  });
+
   it('gives back the place and the bytes of every pipelined request whose connection closes before its answer', async () => {
     const s = small.server;
     const [market] = small.markets;
@@ -192,12 +220,16 @@ describe('faults: request bodies held at once', () => {
     // What was taken in is worked on to its end (a lost place never comes back): a second to
     // settle, then up to five for the last answers.
     await sleep(1_000);
-    const held = async () => [await metricValue(s, 'oracle_http_requests_in_flight'), await metricValue(s, 'oracle_http_request_body_bytes_held')];
+    const held = async () => [
+      await metricValue(s, 'oracle_http_requests_in_flight'),
+      await metricValue(s, 'oracle_http_request_body_bytes_held'),
+      await metricValue(s, 'oracle_http_unread_answer_bytes'),
+    ];
     let now = await held();
     for (const deadline = performance.now() + 5_000; now.some((value) => value !== 0) && performance.now() < deadline; now = await held()) {
       await sleep(100);
     }
-    expect(now).toEqual([0, 0]);
+    expect(now).toEqual([0, 0, 0]);
     // The whole budget again: four 60,000-byte bodies, from four addresses, are read whole.
     const whole = bigDispute(market.id, market.apiKey, 60_000);
     const writers = await openFrom(s.port, ['127.0.0.41', '127.0.0.42', '127.0.0.43', '127.0.0.44'], 1);

@@ -7,6 +7,7 @@ import { MetricsService } from '../../observability/metrics.service';
 import { ByteBudget } from '../byte-budget';
 import { clientOf } from '../client-address';
 import { ErrorCatalogue } from '../error-catalogue';
+import { ensureRequestContext } from '../request-context.middleware';
 import { shedRequest } from './shed';
 
 // Probes and the scraper must be answered however busy the instance is.
@@ -16,9 +17,11 @@ const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
 const UNREAD_SHARE_AT_LEAST = 512 * 1024;
 
 /**
- * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once: counted from when
- * their bodies are read (slow uploads do not take the places of requests ready to run) until
- * their answers are written (clients that do not read their answers do not keep the places).
+ * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once: counted from here
+ * (before the guards' database and Redis work) until their answers are written (clients that do
+ * not read their answers do not keep the places), except while their bodies arrive (the
+ * request's `place`, given up and taken again by JsonBodyInterceptor: slow uploads do not take
+ * the places of requests ready to run).
  * Beyond it, 5031 "server busy" with Retry-After, at once: before any database or Redis work,
  * instead of a queue that grows until every answer is late or the heap runs out.
  *
@@ -54,15 +57,34 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     if (refusal === 'process') throw shedRequest(this.metrics, res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
     this.inFlight++;
     this.metrics.inFlight.inc();
-    let state: 'working' | 'written' | 'closed' = 'working';
+    let state: 'working' | 'waiting' | 'written' | 'closed' = 'working';
     let unreadBytes = 0;
+    // While its body arrives, the request is not worked on (JsonBodyInterceptor): its place is
+    // given up, and taken again once the body is read, or 5031 if none is free by then.
+    const leave = () => {
+      this.inFlight--;
+      this.metrics.inFlight.dec();
+    };
+    ensureRequestContext(req, res).place = {
+      release: () => {
+        if (state !== 'working') return;
+        leave();
+        state = 'waiting';
+      },
+      retake: () => {
+        if (state !== 'waiting') return;
+        if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
+        this.inFlight++;
+        this.metrics.inFlight.inc();
+        state = 'working';
+      },
+    };
     // Written (the head goes with the body: every answer is sent whole): the place is given back,
     // and the answer's bytes count as unread until its connection has taken them.
     onHeaders(res, () => {
-      if (state !== 'working') return;
+      if (state === 'written' || state === 'closed') return;
+      if (state === 'working') leave();
       state = 'written';
-      this.inFlight--;
-      this.metrics.inFlight.dec();
       unreadBytes = Number(res.getHeader('content-length')) || 0;
       if (unreadBytes > 0) this.unread.hold(client, unreadBytes);
       this.metrics.unreadAnswerBytes.set(this.unread.held);
@@ -71,10 +93,8 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // also comes when the connection closes, before its turn included (a pipelined request
     // without a socket, which on-finished would wait on for good).
     res.once('close', () => {
-      if (state === 'working') {
-        this.inFlight--;
-        this.metrics.inFlight.dec();
-      } else if (unreadBytes > 0) {
+      if (state === 'working') leave();
+      else if (state === 'written' && unreadBytes > 0) {
         this.unread.give(client, unreadBytes);
         this.metrics.unreadAnswerBytes.set(this.unread.held);
       }

@@ -1,0 +1,88 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { json } from 'express';
+import type { Request, Response } from 'express';
+import { from, mergeMap, type Observable } from 'rxjs';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { withExactIntegers } from './exact-integers';
+import { isRawResponse } from './raw-response.decorator';
+import type { ServiceRequest } from './request-context';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const UTF8 = new TextDecoder('utf-8');
+
+/** The bytes of each body read, and their charset: an empty one is no JSON, as if none was sent. */
+const rawBodies = new WeakMap<object, { raw: Buffer; charset: string }>();
+
+// Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
+// mislabelled body is better reported as malformed JSON than silently ignored. (body-parser
+// reads an empty body as {}; `verify` sees its bytes first, and also makes it hold them as
+// buffers, decoded once, rather than as a growing string.)
+const parseJson = json({
+  limit: BODY_LIMIT_BYTES,
+  strict: false,
+  type: () => true,
+  verify: (req, _res, raw, charset) => void rawBodies.set(req, { raw, charset }),
+});
+
+/** What was parsed of `req`'s body: undefined if it was empty, its integers exact (withExactIntegers). */
+function bodyOf(req: Request): unknown {
+  const sent = rawBodies.get(req);
+  if (!sent) return req.body;
+  // A charset body-parser reads and TextDecoder does not (UTF-32): the body as it was read.
+  const text = () => (sent.charset === 'utf-8' ? UTF8 : new TextDecoder(sent.charset)).decode(sent.raw);
+  // Empty once decoded: no bytes, or only a byte order mark.
+  if (sent.raw.length <= 4 && isEmptyText(text)) return undefined;
+  return withExactIntegers(req.body, text);
+}
+
+function isEmptyText(text: () => string): boolean {
+  try {
+    return text().length === 0;
+  } catch {
+    return false;
+  }
+}
+
+const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
+
+/** Whether `req` comes with a body (HTTP/1.1 §6.3: a length, or chunks). */
+function hasBody(req: Request): boolean {
+  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Reads the body (64 KiB at most) after the guards: a request refused for its credentials, its
+ * rate limit or its route is answered without its body being read (Node reads it off the
+ * connection, keeping nothing), and its bytes of the body budget (BodyBudgetMiddleware) are
+ * given back as soon as it is answered. Before, bodies were read first, so slow uploads without
+ * a valid key, one from each of four addresses, held the whole budget until their deadline, and
+ * every partner's disputes got 5031 meanwhile. A failure to read it is the request's answer
+ * (4001, 4130); a body refused for its size is read off to its end first (body-parser), so that
+ * the client reads the answer rather than a reset; the request's deadline bounds that wait.
+ * While its body arrives, a request gives up its place among the requests in progress
+ * (LoadSheddingMiddleware), so slow uploads do not take the places of requests ready to run.
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<ServiceRequest>();
+    if (!hasBody(req) || isRawResponse(context)) return next.handle();
+    return from(read(req, context.switchToHttp().getResponse<Response>())).pipe(mergeMap(() => next.handle()));
+  }
+}
+
+/** Reads `req`'s body into `req.body`, or throws why it cannot. */
+async function read(req: ServiceRequest, res: Response): Promise<void> {
+  // Its connection closed while the guards ran.
+  if (req.socket.destroyed) throw bodyNotArrived();
+  const place = req.context.place;
+  place?.release();
+  const error = await new Promise<unknown>((done) => parseJson(req, res, done));
+  // Answered while its body was read (it did not arrive in time), or its client has gone: this
+  // answer goes nowhere (the exception filter writes nothing once an answer is sent).
+  if (res.headersSent || req.socket.destroyed) throw bodyNotArrived();
+  place?.retake();
+  if (error) throw error;
+  req.body = bodyOf(req);
+}
