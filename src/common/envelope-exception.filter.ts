@@ -20,6 +20,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     // Express fails a path with malformed percent-encoding (`/x/%E0`) while matching the routes
     // the middleware is mounted on, so RequestContextMiddleware never ran: the id is set here.
     if (!response.headersSent) ensureRequestContext(request, response);
+    // Already answered while it was worked on (a protocol error found in its body, its deadline):
+    // what came after, such as a guard setting its headers, changes nothing.
+    if (response.headersSent && (exception as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT') return;
     const { apiError, unexpected } = toApiError(exception);
 
     if (unexpected) {

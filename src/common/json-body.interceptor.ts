@@ -4,10 +4,9 @@ import type { Request, Response } from 'express';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
+import { BODY_LIMIT_BYTES, hasBody } from './http/body-budget.middleware';
 import { isRawResponse } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
-
-export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const UTF8 = new TextDecoder('utf-8');
 
@@ -46,11 +45,6 @@ function isEmptyText(text: () => string): boolean {
 
 const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
 
-/** Whether `req` comes with a body (HTTP/1.1 §6.3: a length, or chunks). */
-function hasBody(req: Request): boolean {
-  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-}
-
 /**
  * Reads the body (64 KiB at most) after the guards: a request refused for its credentials, its
  * rate limit or its route is answered without its body being read (Node reads it off the
@@ -60,8 +54,8 @@ function hasBody(req: Request): boolean {
  * every partner's disputes got 5031 meanwhile. A failure to read it is the request's answer
  * (4001, 4130); a body refused for its size is read off to its end first (body-parser), so that
  * the client reads the answer rather than a reset; the request's deadline bounds that wait.
- * While its body arrives, a request gives up its place among the requests in progress
- * (LoadSheddingMiddleware), so slow uploads do not take the places of requests ready to run.
+ * Once its body is read, a request takes its place among the requests in progress
+ * (LoadSheddingMiddleware): slow uploads do not take the places of requests ready to run.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -76,13 +70,11 @@ export class JsonBodyInterceptor implements NestInterceptor {
 async function read(req: ServiceRequest, res: Response): Promise<void> {
   // Its connection closed while the guards ran.
   if (req.socket.destroyed) throw bodyNotArrived();
-  const place = req.context.place;
-  place?.release();
   const error = await new Promise<unknown>((done) => parseJson(req, res, done));
   // Answered while its body was read (it did not arrive in time), or its client has gone: this
   // answer goes nowhere (the exception filter writes nothing once an answer is sent).
   if (res.headersSent || req.socket.destroyed) throw bodyNotArrived();
-  place?.retake();
+  req.context.place?.take();
   if (error) throw error;
   req.body = bodyOf(req);
 }

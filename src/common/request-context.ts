@@ -6,7 +6,7 @@ import type { AdminActor } from '../auth/reviewers.service';
 export interface RequestContext {
   /** The id echoed in `x-request-id` and written to the request's log line. */
   requestId: string;
-  /** Its place among the requests in progress (LoadSheddingMiddleware), given up while its body arrives. */
+  /** For a request with a body: its place among the requests in progress, taken once its body is read. */
   place?: InFlightPlace;
   /** The partner authenticated by `x-api-key`, on partner routes. */
   partner?: AuthenticatedPartner;
@@ -20,8 +20,6 @@ export type ServiceRequest = Request & { context: RequestContext };
 
 /** A request's place among those in progress (MAX_REQUESTS_IN_FLIGHT). */
 export interface InFlightPlace {
-  /** Gives the place up while the request waits on its client. */
-  release(): void;
-  /** Takes a place again, or throws 5031 if none is free. */
-  retake(): void;
+  /** Takes it, or throws 5031 if none is free. */
+  take(): void;
 }

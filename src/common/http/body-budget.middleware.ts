@@ -6,29 +6,40 @@ import { MetricsService } from '../../observability/metrics.service';
 import { ByteBudget } from '../byte-budget';
 import { clientOf } from '../client-address';
 import { ErrorCatalogue } from '../error-catalogue';
-import { BODY_LIMIT_BYTES } from '../json-body.interceptor';
 import { shedRequest } from './shed';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * What a request with a body counts at least: its guards' database and Redis work come before
+ * its place among the requests in progress (taken once its body is read), so this budget bounds
+ * how many such requests are worked on at once (4,096 with the default 8 MiB).
+ */
+const BODY_COUNTS_AT_LEAST = 2 * 1024;
+
+/** Whether `req` comes with a body (a length, or chunks). */
+export function hasBody(req: Request): boolean {
+  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+}
 
 /**
  * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes
- * in chunks or compressed. A body declared over the limit is refused without being held (it is
- * read off).
+ * in chunks or compressed; at least BODY_COUNTS_AT_LEAST. A body declared over the limit is
+ * refused without being held (it is read off), and counts that least.
  */
 function bytesToHold(req: Request): number {
+  if (!hasBody(req)) return 0;
   const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
-  if (compressed) return BODY_LIMIT_BYTES;
   const declared = req.headers['content-length'];
-  if (declared !== undefined) {
-    const length = Number(declared);
-    return length <= BODY_LIMIT_BYTES ? length : 0;
-  }
-  return req.headers['transfer-encoding'] === undefined ? 0 : BODY_LIMIT_BYTES;
+  if (compressed || declared === undefined) return BODY_LIMIT_BYTES;
+  const length = Number(declared);
+  return length <= BODY_LIMIT_BYTES ? Math.max(length, BODY_COUNTS_AT_LEAST) : BODY_COUNTS_AT_LEAST;
 }
 
 /**
  * The request bodies read and worked on are held in memory together, so the process holds at
- * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length), from their headers until their
- * answers are written, and one client address at most a quarter of that (ByteBudget). Beyond its
+ * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length, 2 KiB at least), from their headers
+ * until their answers are written, and one client address at most a quarter of that (ByteBudget). Beyond its
  * share, 4290; beyond the whole, 5031; both with Retry-After at once, before the guards' database
  * and Redis work. Without the bound, a few thousand connections trickling 64 KiB bodies at once
  * exhausted the heap. A body is read only once the guards let its request in

@@ -8,6 +8,7 @@ import { ByteBudget } from '../byte-budget';
 import { clientOf } from '../client-address';
 import { ErrorCatalogue } from '../error-catalogue';
 import { ensureRequestContext } from '../request-context.middleware';
+import { hasBody } from './body-budget.middleware';
 import { shedRequest } from './shed';
 
 // Probes and the scraper must be answered however busy the instance is.
@@ -17,11 +18,12 @@ const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
 const UNREAD_SHARE_AT_LEAST = 512 * 1024;
 
 /**
- * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once: counted from here
- * (before the guards' database and Redis work) until their answers are written (clients that do
- * not read their answers do not keep the places), except while their bodies arrive (the
- * request's `place`, given up and taken again by JsonBodyInterceptor: slow uploads do not take
- * the places of requests ready to run).
+ * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once, until their answers
+ * are written (clients that do not read their answers do not keep the places): counted from here
+ * for a request without a body, before the guards' database and Redis work; for one with a body,
+ * from when its body is read, after the guards (its `place`, taken by JsonBodyInterceptor: slow
+ * uploads do not take the places of requests ready to run, and their guards' work is bounded by
+ * the body budget, BodyBudgetMiddleware).
  * Beyond it, 5031 "server busy" with Retry-After, at once: before any database or Redis work,
  * instead of a queue that grows until every answer is late or the heap runs out.
  *
@@ -48,37 +50,31 @@ export class LoadSheddingMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     if (NEVER_SHED.test(req.path)) return next();
-    if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
     const client = clientOf(req);
     const refusal = this.unread.refusal(client, 0);
     if (refusal === 'client') {
       throw shedRequest(this.metrics, res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
     }
     if (refusal === 'process') throw shedRequest(this.metrics, res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
-    this.inFlight++;
-    this.metrics.inFlight.inc();
-    let state: 'working' | 'waiting' | 'written' | 'closed' = 'working';
+    // A request with a body takes its place once the body is read (JsonBodyInterceptor).
+    let state: 'waiting' | 'working' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
-    // While its body arrives, the request is not worked on (JsonBodyInterceptor): its place is
-    // given up, and taken again once the body is read, or 5031 if none is free by then.
+    const take = () => {
+      this.take(res);
+      state = 'working';
+    };
     const leave = () => {
       this.inFlight--;
       this.metrics.inFlight.dec();
     };
-    ensureRequestContext(req, res).place = {
-      release: () => {
-        if (state !== 'working') return;
-        leave();
-        state = 'waiting';
-      },
-      retake: () => {
-        if (state !== 'waiting') return;
-        if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
-        this.inFlight++;
-        this.metrics.inFlight.inc();
-        state = 'working';
-      },
-    };
+    if (!hasBody(req)) take();
+    else {
+      ensureRequestContext(req, res).place = {
+        take: () => {
+          if (state === 'waiting') take();
+        },
+      };
+    }
     // Written (the head goes with the body: every answer is sent whole): the place is given back,
     // and the answer's bytes count as unread until its connection has taken them.
     onHeaders(res, () => {
@@ -101,5 +97,12 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       state = 'closed';
     });
     next();
+  }
+
+  /** A place among the requests in progress, or the refusal to throw. */
+  private take(res: Response): void {
+    if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
+    this.inFlight++;
+    this.metrics.inFlight.inc();
   }
 }
