@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { withExactIntegers } from './exact-integers';
-import { BODY_LIMIT_BYTES, hasBody } from './http/body-budget.middleware';
+import { BODY_LIMIT_BYTES, readsBody } from './http/body-budget.middleware';
 import { isRawResponse } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
 
@@ -61,7 +61,7 @@ const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the r
 export class JsonBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<ServiceRequest>();
-    if (!hasBody(req) || isRawResponse(context)) return next.handle();
+    if (!readsBody(req) || isRawResponse(context)) return next.handle();
     return from(read(req, context.switchToHttp().getResponse<Response>())).pipe(mergeMap(() => next.handle()));
   }
 }

@@ -175,7 +175,7 @@ describe('faults: request bodies held at once', () => {
     await expectNo5000(s);
   });
 
-  it('reads no body before the guards: slow uploads without a valid key, from many addresses, hold none of the budget', async () => {
+  it('reads no body before the guards, nor on a GET: slow uploads without a valid key, or to the public read, from many addresses, hold none of the budget', async () => {
     const s = small.server;
     const [market] = small.markets;
     // Before, bodies were read first: one such upload from each of four addresses held the whole
@@ -195,6 +195,16 @@ describe('faults: request bodies held at once', () => {
       codes.push((await uploader.readAnswers(1, 2_000))[0]?.body?.code);
     }
     expect(codes).toEqual(uploaders.map((_, n) => (n % 2 ? 4011 : 4010)));
+    // A body on the public read (which needs no key) is not read at all: a GET takes none. Before,
+    // chunked bodies trickled to it from four addresses held the whole budget.
+    const readers = await openFrom(s.port, addresses, 2);
+    for (const reader of readers) {
+      reader.startReading();
+      reader.write(`GET /oracle/markets/public?slug=${market.slug}&source=${market.source} HTTP/1.1\r\nHost: oracle\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n`);
+    }
+    const reads = await Promise.all(readers.map(async (reader) => (await reader.readAnswers(1, 2_000))[0]?.body?.code));
+    expect(reads).toEqual(readers.map(() => 0));
+    uploaders.push(...readers);
     expect(await metricValue(s, 'oracle_http_request_body_bytes_held')).toBe(0);
     // Still sending: a partner's four large disputes, from four addresses, are all read.
     const { head, body } = bigDispute(market.id, market.apiKey, 60_000);

@@ -139,6 +139,20 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
     expect(await errorLines(s)).toEqual([]);
   });
 
+  it('answers a request refused before its body has arrived once: at its deadline the connection closes, without a second answer', async () => {
+    const s = h.server;
+    // No key: 4010 at once, without the body (3 bytes of 100).
+    const [connection] = h.track(await RawConnection.open(s.port));
+    connection.startReading();
+    connection.write('POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: oracle\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"m');
+    const [refused] = await connection.readAnswers(1, 2_000);
+    expect(refused?.body).toEqual({ code: 4010, msg: 'api key is required', detail: 'api key is required' });
+    // Before, at the request's deadline, the connection got a second answer (4000, "did not arrive in time").
+    expect(await connection.readUntilClosed(REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + 1_500)).toBe(true);
+    expect(connection.answers).toHaveLength(1);
+    await expectNo5000(s);
+  });
+
   /** One raw exchange: writes `bytes`, reads until the server closes the connection (at most 5 s). */
   async function exchange(bytes: string): Promise<{ connection: RawConnection; ms: number }> {
     const [connection] = h.track(await RawConnection.open(h.server.port));

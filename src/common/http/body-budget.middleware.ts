@@ -17,9 +17,22 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  */
 const BODY_COUNTS_AT_LEAST = 2 * 1024;
 
+/** The methods whose routes take a body. */
+const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH']);
+
 /** Whether `req` comes with a body (a length, or chunks). */
-export function hasBody(req: Request): boolean {
+function hasBody(req: Request): boolean {
   return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Whether `req`'s body is read (JsonBodyInterceptor): it has one, and its method takes one. A
+ * body sent with GET, HEAD, DELETE or OPTIONS is not read, holds nothing and is thrown away by
+ * Node: before, the public read (no credentials) read any body, so anonymous clients trickling
+ * chunked bodies to it from four addresses held the whole budget.
+ */
+export function readsBody(req: Request): boolean {
+  return METHODS_WITH_BODIES.has(req.method) && hasBody(req);
 }
 
 /**
@@ -28,7 +41,7 @@ export function hasBody(req: Request): boolean {
  * refused without being held (it is read off), and counts that least.
  */
 function bytesToHold(req: Request): number {
-  if (!hasBody(req)) return 0;
+  if (!readsBody(req)) return 0;
   const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
   const declared = req.headers['content-length'];
   if (compressed || declared === undefined) return BODY_LIMIT_BYTES;

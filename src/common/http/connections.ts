@@ -39,6 +39,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   private readonly limit: number;
   /** The answers in progress on each connection, oldest first. */
   private readonly inProgress = new WeakMap<Socket, Set<Response>>();
+  /** Connections whose last request was answered before its body had all arrived. */
+  private readonly answeredEarly = new WeakSet<Socket>();
   /** Connections refused past their limit, and how many of their requests were dropped since. */
   private readonly refused = new WeakMap<Socket, { dropped: number }>();
   private dropsHeld = 0;
@@ -54,6 +56,15 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost.httpAdapter;
     if (adapter instanceof ExpressAdapterWithDeadlines) adapter.admitRequestsBy((socket) => this.admits(socket));
+  }
+
+  /**
+   * Whether the last request taken in on `socket` was answered before its body had all arrived
+   * (refused by a guard, or a body that is not read): what the parser then finds wrong with
+   * that body concerns a request that has its answer (ProtocolErrors).
+   */
+  answeredBeforeItsBody(socket: Socket): boolean {
+    return this.answeredEarly.has(socket);
   }
 
   /** The answers still owed on `socket`, oldest first (ProtocolErrors reads them). */
@@ -88,7 +99,11 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       throw shedRequest(this.metrics, res, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
     answers.add(res);
-    onFinished(res, () => answers.delete(res));
+    this.answeredEarly.delete(socket);
+    onFinished(res, () => {
+      answers.delete(res);
+      if (!req.complete) this.answeredEarly.add(socket);
+    });
   }
 }
 

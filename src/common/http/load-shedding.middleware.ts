@@ -8,7 +8,7 @@ import { ByteBudget } from '../byte-budget';
 import { clientOf } from '../client-address';
 import { ErrorCatalogue } from '../error-catalogue';
 import { ensureRequestContext } from '../request-context.middleware';
-import { hasBody } from './body-budget.middleware';
+import { readsBody } from './body-budget.middleware';
 import { shedRequest } from './shed';
 
 // Probes and the scraper must be answered however busy the instance is.
@@ -67,7 +67,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       this.inFlight--;
       this.metrics.inFlight.dec();
     };
-    if (!hasBody(req)) take();
+    if (!readsBody(req)) take();
     else {
       ensureRequestContext(req, res).place = {
         take: () => {

@@ -54,6 +54,12 @@ export class ProtocolErrors implements OnApplicationBootstrap {
     const owed = this.connections.answersOwedOn(socket);
     const last = owed.at(-1);
     if (!last) {
+      // The body of a request answered before it all arrived (refused by a guard, or not read)
+      // broke off or stopped arriving: that request has its answer; the connection closes.
+      if (this.connections.answeredBeforeItsBody(socket)) {
+        socket.destroy();
+        return;
+      }
       socket.end(rawAnswer(rejection));
       return;
     }
