@@ -51,13 +51,13 @@ function bytesToHold(req: Request): number {
 
 /**
  * The request bodies read and worked on are held in memory together, so the process holds at
- * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length, 2 KiB at least), from their headers
- * until their answers are written, and one client address at most a quarter of that (ByteBudget). Beyond its
- * share, 4290; beyond the whole, 5031; both with Retry-After at once, before the guards' database
- * and Redis work. Without the bound, a few thousand connections trickling 64 KiB bodies at once
- * exhausted the heap. A body is read only once the guards let its request in
- * (JsonBodyInterceptor): a request they refuse gives its bytes back as soon as it is answered.
- * Requests without a body never wait on it.
+ * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length, 2 KiB at least), from their
+ * headers until their answers are written, and one client address at most a quarter of that
+ * (ByteBudget). Beyond its share, 4290; beyond the whole, 5031; both with Retry-After at once,
+ * before the guards' database and Redis work. Without the bound, a few thousand connections
+ * trickling 64 KiB bodies at once exhausted the heap. A body is read only once the guards let
+ * its request in (JsonBodyInterceptor): a request they refuse gives its bytes back as soon as
+ * it is answered. Requests without a body never wait on it.
  */
 @Injectable()
 export class BodyBudgetMiddleware implements NestMiddleware {
