@@ -70,6 +70,8 @@ export class JsonBodyInterceptor implements NestInterceptor {
 async function read(req: ServiceRequest, res: Response): Promise<void> {
   // Its connection closed while the guards ran.
   if (req.socket.destroyed) throw bodyNotArrived();
+  // The client waits for this before it sends the body (any other expectation was refused: 4000).
+  if (req.headers.expect !== undefined && req.httpVersion === '1.1') res.writeContinue();
   const error = await new Promise<unknown>((done) => parseJson(req, res, done));
   // Answered while its body was read (it did not arrive in time), or its client has gone: this
   // answer goes nowhere (the exception filter writes nothing once an answer is sent).

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countCodes, expectNo5000, type HostileServer, metricValue, startHostileServer, underAttack } from './support/hostile';
 import { type OneServer, startOneServer } from './support/one-server';
@@ -213,6 +214,37 @@ describe('faults: request bodies held at once', () => {
     const read = await Promise.all(writers.map(async (writer) => (await writer.readAnswers(1, 5_000))[0]?.body?.code));
     expect(read).toEqual([TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG]);
     for (const connection of [...uploaders, ...writers]) connection.close();
+    await expectNo5000(s);
+  });
+
+  it('invites a body (100 Continue) only once the guards let its request in', async () => {
+    const s = small.server;
+    const [market] = small.markets;
+    const body = JSON.stringify(disputeBody(market.id));
+    const send = (apiKey?: string) =>
+      new Promise<{ continued: boolean; code: unknown }>((resolve, reject) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), expect: '100-continue' };
+        if (apiKey) headers['x-api-key'] = apiKey;
+        let continued = false;
+        const request = httpRequest({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/oracle/markets/dispute/submit', headers, agent: false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ continued, code: JSON.parse(Buffer.concat(chunks).toString()).code }));
+        });
+        request.on('continue', () => {
+          continued = true;
+          request.end(body);
+        });
+        request.on('error', reject);
+        request.flushHeaders();
+      });
+    // Without a key: 4010, and the body was never asked for. Before, Node sent 100 Continue at once.
+    expect(await send()).toEqual({ continued: false, code: 4010 });
+    expect(await send('not-a-key')).toEqual({ continued: false, code: 4011 });
+    // With the partner's key: asked for, read and judged (filed, or 4091 when a case above filed one).
+    const filed = await send(market.apiKey);
+    expect(filed.continued).toBe(true);
+    expect([0, 4091]).toContain(filed.code);
     await expectNo5000(s);
   });
 

@@ -48,6 +48,9 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     // A request whose Expect is not 100-continue: Node would answer it an empty 417 itself. It
     // goes through the pipeline instead, which answers it 4000 (RequestContextMiddleware).
     server.on('checkExpectation', listener);
+    // A request with Expect: 100-continue: Node would send 100 Continue at once, inviting the
+    // body of a request the guards may refuse. It is sent once they let it in (JsonBodyInterceptor).
+    server.on('checkContinue', listener);
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
     this.setHttpServer(server);
   }
