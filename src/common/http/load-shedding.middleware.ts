@@ -59,19 +59,15 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // A request with a body takes its place once the body is read (JsonBodyInterceptor).
     let state: 'waiting' | 'working' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
-    const take = () => {
+    if (!readsBody(req)) {
       this.take(res);
       state = 'working';
-    };
-    const leave = () => {
-      this.inFlight--;
-      this.metrics.inFlight.dec();
-    };
-    if (!readsBody(req)) take();
-    else {
+    } else {
       ensureRequestContext(req, res).place = {
         take: () => {
-          if (state === 'waiting') take();
+          if (state !== 'waiting') return;
+          this.take(res);
+          state = 'working';
         },
       };
     }
@@ -79,7 +75,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // and the answer's bytes count as unread until its connection has taken them.
     onHeaders(res, () => {
       if (state === 'written' || state === 'closed') return;
-      if (state === 'working') leave();
+      if (state === 'working') this.leave();
       state = 'written';
       unreadBytes = Number(res.getHeader('content-length')) || 0;
       if (unreadBytes > 0) this.unread.hold(client, unreadBytes);
@@ -89,7 +85,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // also comes when the connection closes, before its turn included (a pipelined request
     // without a socket, which on-finished would wait on for good).
     res.once('close', () => {
-      if (state === 'working') leave();
+      if (state === 'working') this.leave();
       else if (state === 'written' && unreadBytes > 0) {
         this.unread.give(client, unreadBytes);
         this.metrics.unreadAnswerBytes.set(this.unread.held);
@@ -97,6 +93,11 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       state = 'closed';
     });
     next();
+  }
+
+  private leave(): void {
+    this.inFlight--;
+    this.metrics.inFlight.dec();
   }
 
   /** A place among the requests in progress, or the refusal to throw. */
