@@ -1,10 +1,11 @@
 // bench/baseline-server.mjs: the ceiling for Node + PostgreSQL on this machine.
 //
 // A bare node:http + pg server answering GET /oracle/markets/public?slug=&source= with the
-// service's exact bytes, from the same tables, with the SAME SQL: the market_item JSON is
-// MARKET_ITEM_JSON imported from the compiled service (dist/markets/market-item.js), run as a
-// NAMED statement (pool.query({ name, text, values }): PostgreSQL parses and plans it once per
-// connection) on a pg Pool of the service's default size. No framework, no logging, keep-alive
+// service's exact bytes, from the same tables, with the same SQL for the record: the market_item
+// JSON is MARKET_ITEM_JSON imported from the compiled service (dist/markets/market-item.js), run
+// as a NAMED statement (pool.query({ name, text, values }): PostgreSQL parses and plans it once
+// per connection) on a pg Pool of the service's default size, one statement per request (the
+// service reads the records it misses in one turn of the event loop with one statement). No framework, no logging, keep-alive
 // on (Node's default). It normalizes the parameters as the service does (trim; the slug also loses leading and
 // trailing '/') and answers 4100/4101 for a missing slug/source; everything else it does not
 // need is left out on purpose (no 4000 checks, rate limits, security headers, request ids,
@@ -23,7 +24,7 @@ const require = createRequire(import.meta.url);
 // BENCH_DIST: the runner's snapshot of dist/ (the same files the service it runs beside uses).
 const { MARKET_ITEM_JSON } = require(join(process.env.BENCH_DIST || fileURLToPath(new URL('../dist/', import.meta.url)), 'markets/market-item.js'));
 
-// The service's statement (src/markets/markets.service.ts PUBLIC_MARKET_SQL), built the same way.
+// The service's record (src/markets/markets.service.ts PUBLIC_MARKETS) for one (source, slug).
 export const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
 const STATEMENT = 'baseline_public_market';
 

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Sql } from '../src/database/sql';
+import { MarketsService } from '../src/markets/markets.service';
 import type { Fixtures } from './support/fixtures';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
@@ -160,6 +162,42 @@ describe('GET /oracle/markets/public', () => {
     const response = await t.http.get(`/oracle/markets/public${query}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(envelope);
+  });
+
+  it('reads the records missed together with one statement, and answers each query with its own', async () => {
+    await fixtures.partner('zenith');
+    const expected = new Map<string, { id: number; source: string; slug: string; status: string; proofs: number }[]>();
+    for (let n = 0; n < 5; n++) {
+      // The same slug under two sources: the pair, not the slug, picks the record.
+      for (const [source, status, proofs] of [['acme', 'resolved', 2], ['zenith', 'monitoring', 0]] as const) {
+        const { id } = await fixtures.market(source, { slug: `together-${n}`, status });
+        expected.set(`${source} together-${n}`, [{ id, source, slug: `together-${n}`, status, proofs }]);
+      }
+      expected.set(`acme missing-${n}`, []);
+    }
+    const queries = [...expected.keys()].reverse().map((key) => ({ source: key.split(' ')[0], slug: key.split(' ')[1] }));
+    const byQuery = (markets: { id: number; source: string; slug: string; status: string; proofs: unknown[] }[]) =>
+      markets.map(({ id, source, slug, status, proofs }) => ({ id, source, slug, status, proofs: proofs.length }));
+
+    // Asked in one turn of the event loop, the records are read by one statement.
+    const sql = t.app.get(Sql);
+    const rows = jest.spyOn(sql, 'rows');
+    try {
+      const answers = await Promise.all(queries.map((query) => t.app.get(MarketsService).findPublicMarkets(query)));
+      expect(rows.mock.calls.filter(([statement]) => statement.text.includes('unnest'))).toHaveLength(1);
+      answers.forEach((answer, n) => {
+        expect(byQuery(JSON.parse(answer.json).markets)).toEqual(expected.get(`${queries[n].source} ${queries[n].slug}`));
+      });
+    } finally {
+      rows.mockRestore();
+    }
+
+    // And over HTTP, all at once: each answer is its own query's record (cached or not).
+    const responses = await Promise.all(queries.map((query) => t.http.get('/oracle/markets/public').query(query)));
+    responses.forEach((response, n) => {
+      expect(response.body.code).toBe(0);
+      expect(byQuery(response.body.data.markets)).toEqual(expected.get(`${queries[n].source} ${queries[n].slug}`));
+    });
   });
 
   it('echoes a sane x-request-id and generates one otherwise', async () => {
