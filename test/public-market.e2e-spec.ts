@@ -175,7 +175,13 @@ describe('GET /oracle/markets/public', () => {
       }
       expected.set(`acme missing-${n}`, []);
     }
-    const queries = [...expected.keys()].reverse().map((key) => ({ source: key.split(' ')[0], slug: key.split(' ')[1] }));
+    // Text that means something inside an array literal is only text.
+    for (const slug of ['NULL', 'quote"d', 'back\\slash', '{braces},comma', 'émoji-🎲', 'two  spaces']) {
+      const { id } = await fixtures.market('acme', { slug });
+      expected.set(`acme ${slug}`, [{ id, source: 'acme', slug, status: 'resolved', proofs: 2 }]);
+      expected.set(`zenith ${slug}`, []);
+    }
+    const queries = [...expected.keys()].reverse().map((key) => ({ source: key.slice(0, key.indexOf(' ')), slug: key.slice(key.indexOf(' ') + 1) }));
     const byQuery = (markets: { id: number; source: string; slug: string; status: string; proofs: unknown[] }[]) =>
       markets.map(({ id, source, slug, status, proofs }) => ({ id, source, slug, status, proofs: proofs.length }));
 
