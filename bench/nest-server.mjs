@@ -17,9 +17,14 @@
 //
 // MARKET_ITEM is the market_item JSON to answer (the runner passes one whose size is the mean of
 // the hot set's records); without it, a small placeholder.
+//
+// PIPELINE_SHAPE="m,g,i,p" (bench/shape.mjs) adds to the same app m middlewares, g global guards,
+// i global interceptors and p global pipes (on a @Query() parameter), each a no-op: what the
+// framework charges for a pipeline of that shape before any layer does work. Unset, it is
+// "0,0,0,0": N as the bench runs it.
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Get, Module, Query } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 
 const port = Number(process.env.PORT || 3200);
@@ -28,6 +33,8 @@ const item = process.env.MARKET_ITEM ? JSON.parse(process.env.MARKET_ITEM) : { i
 const ENVELOPE = { code: 0, msg: 'success', data: { markets: [item] } };
 
 // Decorators applied as functions: this file runs on plain Node, without a compile step.
+const [middlewares, guards, interceptors, pipes] = (process.env.PIPELINE_SHAPE || '0,0,0,0').split(',').map(Number);
+
 class PublicMarketsController {
   getPublicMarket() {
     return ENVELOPE;
@@ -40,9 +47,24 @@ Reflect.decorate(
   'getPublicMarket',
   Object.getOwnPropertyDescriptor(PublicMarketsController.prototype, 'getPublicMarket'),
 );
+// A pipe runs only for a decorated parameter, as the service's runs for its @Query().
+if (pipes > 0) Query()(PublicMarketsController.prototype, 'getPublicMarket', 0);
+
+const times = (count, make) => Array.from({ length: count }, (_, index) => make(index));
+// Distinct classes: Nest registers a middleware class once.
+const middlewareClasses = times(middlewares, (index) => ({ [`NoOp${index}`]: class { use(_req, _res, next) { next(); } } })[`NoOp${index}`]);
+const providers = [
+  ...times(guards, () => ({ provide: APP_GUARD, useValue: { canActivate: () => true } })),
+  ...times(interceptors, () => ({ provide: APP_INTERCEPTOR, useValue: { intercept: (_context, next) => next.handle() } })),
+  ...times(pipes, () => ({ provide: APP_PIPE, useValue: { transform: (value) => value } })),
+];
 
 class BareModule {}
-Module({ controllers: [PublicMarketsController] })(BareModule);
+// Only with middlewares is it a NestModule: N as the bench runs it is left exactly as it was.
+if (middlewareClasses.length > 0) {
+  BareModule.prototype.configure = (consumer) => consumer.apply(...middlewareClasses).forRoutes('/');
+}
+Module({ controllers: [PublicMarketsController], providers })(BareModule);
 
 const app = await NestFactory.create(BareModule, new ExpressAdapter(), { logger: false, bodyParser: false });
 app.disable('etag');

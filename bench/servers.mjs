@@ -188,12 +188,13 @@ export async function startBaseline({ databaseUrl, poolSize, logFile }) {
 }
 
 /**
- * N (bench/nest-server.mjs), answering `marketItem` (JSON text) in its constant envelope. It has
+ * N (bench/nest-server.mjs), answering `marketItem` (JSON text) in its constant envelope; with
+ * `shape` ("m,g,i,p"), N plus that many no-op middlewares, guards, interceptors and pipes. It has
  * one route: readiness is that route answering.
  */
-export async function startNest({ marketItem, logFile }) {
+export async function startNest({ marketItem, logFile, shape = '0,0,0,0' }) {
   const port = await freePort();
-  const env = cleanEnv({ NODE_ENV: 'production', PORT: String(port), MARKET_ITEM: marketItem });
+  const env = cleanEnv({ NODE_ENV: 'production', PORT: String(port), MARKET_ITEM: marketItem, PIPELINE_SHAPE: shape });
   const server = new ServerProcess('nest', launch(['bench/nest-server.mjs'], env, logFile), port, logFile, {
     readyPath: '/oracle/markets/public',
   });
