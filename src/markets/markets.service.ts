@@ -10,6 +10,7 @@ import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
 import { Market } from './market.entity';
 import { Proof } from './proof.entity';
+import { NO_PUBLIC_RECORD } from './public-records/public-record-cache';
 import { PublicRecords } from './public-records/public-records';
 import type { PublicMarketQuery } from './public-market-query';
 
@@ -111,7 +112,7 @@ export class MarketsService {
         : await this.sql.rows(PUBLIC_MARKETS, [queries.map((query) => query.source), queries.map((query) => query.slug)]);
     const found: MarketItem[][] = queries.map(() => []);
     for (const row of rows) found[Number(row.at) - 1].push(row.item);
-    return found.map((markets) => JsonText.of({ markets }));
+    return found.map((markets) => (markets.length === 0 ? NO_PUBLIC_RECORD : JsonText.of({ markets })));
   }
 
   /**

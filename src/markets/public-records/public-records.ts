@@ -7,7 +7,7 @@ import type { Environment } from '../../config/environment';
 import { statement, Sql } from '../../database/sql';
 import { MetricsService } from '../../observability/metrics.service';
 import { type ChangeListener, MarketChangeFeed } from './change-feed';
-import { RecordCache } from './record-cache';
+import { PublicRecordCache } from './public-record-cache';
 import { WriteAnnouncements } from './write-announcements';
 
 /** How long a writer waits to hear its own change announced before answering anyway. */
@@ -19,7 +19,8 @@ const keyOf = (source: string, slug: string) => `${source}\u0000${slug}`;
 
 /**
  * The memory a cached record takes, estimated: its JSON at two bytes a character (V8 keeps text
- * outside Latin-1 so; Latin-1 text takes half), and its entry (RecordCache adds its key).
+ * outside Latin-1 so; Latin-1 text takes half), and its entry (RecordCache adds its key). The
+ * answers for unknown markets are one shared value: only their entries and keys take memory.
  */
 const CACHED_BYTES = (record: JsonText) => 2 * record.json.length + 256;
 
@@ -31,7 +32,7 @@ const CACHED_BYTES = (record: JsonText) => 2 * record.json.length + 256;
  */
 @Injectable()
 export class PublicRecords implements ChangeListener, OnApplicationBootstrap {
-  private readonly cache: RecordCache<JsonText> | null;
+  private readonly cache: PublicRecordCache | null;
   private readonly reads = new Map<string, Promise<JsonText>>();
   private readonly announcements = new WriteAnnouncements();
   private readonly lookups: Record<'hit' | 'miss' | 'bypass', Counter.Internal>;
@@ -48,8 +49,8 @@ export class PublicRecords implements ChangeListener, OnApplicationBootstrap {
       maxBytes: config.get('PUBLIC_CACHE_MAX_BYTES', { infer: true }),
       sizeOf: CACHED_BYTES,
     };
-    const cache = (this.cache = ttlMs > 0 ? new RecordCache(ttlMs, limits) : null);
-    if (cache) metrics.measurePublicCache(() => ({ entries: cache.size, bytes: cache.bytes }));
+    const cache = (this.cache = ttlMs > 0 ? new PublicRecordCache(ttlMs, limits) : null);
+    if (cache) metrics.measurePublicCache(() => cache.size);
     const lookups = metrics.publicCache;
     this.lookups = { hit: lookups.labels({ result: 'hit' }), miss: lookups.labels({ result: 'miss' }), bypass: lookups.labels({ result: 'bypass' }) };
     feed.subscribe(this);
