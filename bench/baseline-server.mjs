@@ -5,10 +5,10 @@
 // JSON is MARKET_ITEM_JSON imported from the compiled service (dist/markets/market-item.js), run
 // as a NAMED statement (pool.query({ name, text, values }): PostgreSQL parses and plans it once
 // per connection) on a pg Pool of the service's default size, one statement per request (the
-// service reads the records it misses in one turn of the event loop with one statement). No framework, no logging, keep-alive
-// on (Node's default). It normalizes the parameters as the service does (trim; the slug also loses leading and
-// trailing '/') and answers 4100/4101 for a missing slug/source; everything else it does not
-// need is left out on purpose (no 4000 checks, rate limits, security headers, request ids,
+// service reads the records it misses in one turn of the event loop with one statement). No
+// framework, no logging, keep-alive on (Node's default). It normalizes the parameters as the
+// service does (trim; the slug also loses leading and trailing '/') and answers 4100/4101 for a
+// missing slug/source; everything else it does not need is left out on purpose (no 4000 checks, rate limits, security headers, request ids,
 // metrics): this is what the service is measured against.
 //
 //   DATABASE_URL=postgres://… PORT=3100 [DB_POOL_SIZE=10] node bench/baseline-server.mjs
@@ -24,7 +24,7 @@ const require = createRequire(import.meta.url);
 // BENCH_DIST: the runner's snapshot of dist/ (the same files the service it runs beside uses).
 const { MARKET_ITEM_JSON } = require(join(process.env.BENCH_DIST || fileURLToPath(new URL('../dist/', import.meta.url)), 'markets/market-item.js'));
 
-// The service's record (src/markets/markets.service.ts PUBLIC_MARKETS) for one (source, slug).
+// The service's record for one (source, slug) (src/markets/markets.service.ts PUBLIC_MARKET).
 export const PUBLIC_MARKET_SQL = `SELECT ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`;
 const STATEMENT = 'baseline_public_market';
 

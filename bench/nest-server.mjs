@@ -32,9 +32,9 @@ const item = process.env.MARKET_ITEM ? JSON.parse(process.env.MARKET_ITEM) : { i
 // An object, not a string: Nest hands it to Express's res.json(), which serializes it per request.
 const ENVELOPE = { code: 0, msg: 'success', data: { markets: [item] } };
 
-// Decorators applied as functions: this file runs on plain Node, without a compile step.
 const [middlewares, guards, interceptors, pipes] = (process.env.PIPELINE_SHAPE || '0,0,0,0').split(',').map(Number);
 
+// Decorators applied as functions: this file runs on plain Node, without a compile step.
 class PublicMarketsController {
   getPublicMarket() {
     return ENVELOPE;
