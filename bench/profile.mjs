@@ -12,7 +12,8 @@
 // --connections N (default 20), --scenario read|cold|dispute|all, --top N (the N functions with
 // the most self time), --target nest (profile N, the bench's bare Nest server, instead: what the
 // framework costs), --callers NAME (the stacks that end in that function), --allocations (a
-// third load under V8's sampling heap profiler: the bytes each request allocates, by layer).
+// third load under V8's sampling heap profiler: the bytes each request allocates, by layer),
+// --promoted (the same, counting only what outlives a scavenge: what makes the old space grow).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +32,8 @@ const SCENARIOS = flag('--scenario', 'all');
 const TOP = Number(flag('--top', '0'));
 const TARGET = flag('--target', 'service');
 const CALLERS = flag('--callers', '');
-const ALLOCATIONS = args.includes('--allocations');
+const PROMOTED = args.includes('--promoted');
+const ALLOCATIONS = args.includes('--allocations') || PROMOTED;
 const log = (line) => process.stderr.write(`[profile] ${line}\n`);
 
 // Innermost match wins; the order only matters for paths two patterns could both match.
@@ -70,7 +72,8 @@ const placeOf = (frame) =>
 
 /**
  * Bytes allocated per request, by layer and by function, from a sampling heap profile that keeps
- * the samples of objects already collected: everything allocated, not only what survived.
+ * the samples of objects already collected: everything allocated, not only what survived (with
+ * --promoted, those a scavenge collected are left out: what reached the old space).
  */
 function allocationsOf(heap, requests) {
   const layers = new Map();
@@ -226,7 +229,7 @@ async function profileScenario(name, databaseUrl, requestsFor, marketItem) {
     if (ALLOCATIONS) {
       await devtools.call('HeapProfiler.enable');
       await devtools.call('HeapProfiler.startSampling', {
-        samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+        samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !PROMOTED,
       });
       const sampled = await load(url, requestsFor(), SECONDS);
       allocations = allocationsOf((await devtools.call('HeapProfiler.stopSampling')).profile, sampled.requests.total);
@@ -288,7 +291,7 @@ async function main() {
       if (result.allocations) {
         const { total, byLayer, byFunction } = result.allocations;
         const kb = (bytes) => (bytes / 1024).toFixed(1);
-        process.stdout.write(`\nallocated per request (sampled): ${kb(total)} KiB\n| layer | KiB/request |\n|---|---:|\n`);
+        process.stdout.write(`\n${PROMOTED ? 'outlived a scavenge' : 'allocated'} per request (sampled): ${kb(total)} KiB\n| layer | KiB/request |\n|---|---:|\n`);
         for (const { name, bytes } of byLayer) if (bytes >= 512) process.stdout.write(`| ${name} | ${kb(bytes)} |\n`);
         for (const { name, bytes } of byFunction.slice(0, TOP)) process.stdout.write(`  ${kb(bytes).padStart(6)} KiB  ${name}\n`);
       }
