@@ -59,8 +59,14 @@ const BODY_LIMIT = 64 * 1024;
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The text body-parser hands to JSON.parse: UTF-8 decoded, one leading BOM dropped. */
-const decoded = (body: string | Buffer) => new TextDecoder('utf-8').decode(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+/** The text body-parser hands to JSON.parse: UTF-8 decoded, one leading BOM dropped; undefined if the bytes are not UTF-8. */
+const decoded = (body: string | Buffer): string | undefined => {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  } catch {
+    return undefined;
+  }
+};
 
 describe('fuzzing the partner and admin routes', () => {
   let t: TestApp;
@@ -1293,6 +1299,22 @@ describe('fuzzing the partner and admin routes', () => {
       const { envelope, changes } = await judge('regressions', await asMaster('POST', '/admin/reviewers', { name: 'Rita 😀', role: 'reviewer' }), [0]);
       expect(envelope.data).toMatchObject({ name: 'Rita 😀' });
       expectChanges(changes, { 'reviewers.added': 1, 'audit_events.added': 1 });
+    });
+
+    it('bytes that are not UTF-8 are 4001, whatever JSON they spell (they were stored as U+FFFD)', async () => {
+      const market = await freshMarket();
+      const [before, after] = JSON.stringify({ ...dispute(market), submitter_selection: '@' }).split('@');
+      for (const bytes of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+        const body = Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+        await rejected(await submitText(body), 4001, 'the body is not valid UTF-8');
+      }
+      const utf16 = Buffer.concat([Buffer.from(JSON.stringify(dispute(market)).slice(0, -2), 'utf16le'), Buffer.from([0x00, 0xd8]), Buffer.from('"}', 'utf16le')]);
+      const headers: [string, string][] = [['X-Api-Key', partnerKey], ['Content-Type', 'application/json; charset=utf-16le']];
+      await rejected(await send({ method: 'POST', target: SUBMIT, headers, body: utf16 }), 4001, 'the body is not valid UTF-16LE');
+      expect(state.tables.markets.get(String(market))?.status).toBe('resolved');
+      // text that is UTF-8, beyond ASCII: filed
+      const { changes } = await judge('regressions', await submitText(Buffer.from(JSON.stringify({ ...dispute(market), submitter_name: 'Zoë 😀' }))), [0]);
+      expectChanges(changes, { 'disputes.added': 1, 'markets.changed': 1 });
     });
 
     it("members named like Object.prototype's are unknown fields like any other (they were silently dropped)", async () => {

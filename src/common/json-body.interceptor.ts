@@ -1,5 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { json } from 'express';
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
@@ -21,8 +22,36 @@ const parseJson = json({
   limit: BODY_LIMIT_BYTES,
   strict: false,
   type: () => true,
-  verify: (req, _res, raw, charset) => void rawBodies.set(req, { raw, charset }),
+  verify: (req, _res, raw, charset) => {
+    if (!isText(raw, charset)) throw new ApiError(ErrorCatalogue.MALFORMED_JSON, `the body is not valid ${charset.toUpperCase()}`);
+    rawBodies.set(req, { raw, charset });
+  },
 });
+
+/**
+ * Whether `raw` is text in `charset`: body-parser decodes bytes that are not as U+FFFD, which
+ * PostgreSQL would then store in place of what was sent. UTF-32, which TextDecoder does not
+ * know, is left to body-parser.
+ */
+function isText(raw: Buffer, charset: string): boolean {
+  if (charset === 'utf-8') return isUtf8(raw);
+  const decoder = strictDecoder(charset);
+  if (!decoder) return true;
+  try {
+    decoder.decode(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function strictDecoder(charset: string) {
+  try {
+    return new TextDecoder(charset, { fatal: true });
+  } catch {
+    return undefined;
+  }
+}
 
 /** What was parsed of `req`'s body: undefined if it was empty, its integers exact (withExactIntegers). */
 function bodyOf(req: Request): unknown {

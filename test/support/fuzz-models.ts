@@ -187,7 +187,8 @@ export function pageQueryModel(
 }
 
 /** What the app reads of a decoded body text: the value (undefined: none), or a parse failure. */
-export function parsedBody(text: string): { ok: true; value: unknown } | { ok: false } {
+export function parsedBody(text: string | undefined): { ok: true; value: unknown } | { ok: false } {
+  if (text === undefined) return { ok: false }; // bytes that are not text
   if (text.length === 0) return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) };
