@@ -988,8 +988,10 @@ describe('fuzzing the partner and admin routes', () => {
     const business = ((): number => {
       const partner = (source: unknown) => [...state.tables.partners.values()].find((row) => row.source === source);
       switch (route) {
-        case 'createReviewer':
-          return 0;
+        case 'createReviewer': {
+          const name = (body!.name as string).trim();
+          return name === 'master' || [...state.tables.reviewers.values()].some((row) => row.name === name) ? 4093 : 0;
+        }
         case 'createPartner':
           return partner((body!.source as string).trim()) ? 4093 : 0;
         case 'createMarket': {
@@ -1059,11 +1061,13 @@ describe('fuzzing the partner and admin routes', () => {
       case 'revokeReviewer': {
         const table = call.route === 'revokeKey' ? 'api_keys' : 'reviewers';
         const changed = rowsOf(changes, table, 'changed');
-        expectChanges(changes, { [`${table}.changed`]: changed.length, 'audit_events.added': 1 });
+        // revoked before: nothing changes, nothing is recorded
+        expectChanges(changes, { [`${table}.changed`]: changed.length, 'audit_events.added': changed.length });
         if (changed.length > 1 || (changed[0] && (String(changed[0].id) !== call.params.id || changed[0].revoked_at === null))) {
           throw new PropertyFailure(`revocation changed ${describeChanges(changes)}`);
         }
         expectEqual(typeof state.tables[table].get(call.params.id!)?.revoked_at, 'string', 'revoked_at');
+        if (changed.length === 0) return;
         return expectAudit(changes, call.route === 'revokeKey' ? 'key.revoked' : 'reviewer.revoked', actor);
       }
       case 'createMarket': {

@@ -39,6 +39,12 @@ describe('review back office (/admin)', () => {
     return response.body.data as { id: number; name: string; role: string; api_key: string };
   }
 
+  /** How many audit events record `action` on `target`. */
+  async function auditedTimes(action: string, target: string): Promise<number> {
+    const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM audit_events WHERE action = $1 AND target = $2', [action, target]);
+    return n;
+  }
+
   async function partnerWithResolvedMarket(source: string, slug = 'will-it-happen') {
     const partner = (await master.post('/admin/partners', { source, name: `${source} Ltd` })).body.data;
     const market = (await master.post('/admin/markets', { source, slug })).body.data;
@@ -132,8 +138,23 @@ describe('review back office (/admin)', () => {
       const revoked = await master.delete(`/admin/reviewers/${id}`);
       expect(revoked.body).toEqual(ok({ id, revoked_at: ISO }));
       expect((await as(key).get('/admin/disputes')).body).toEqual(error(4012, 'invalid admin credentials'));
+      // Again: the same answer, and the trail holds the one revocation.
+      expect((await master.delete(`/admin/reviewers/${id}`)).body).toEqual(revoked.body);
+      expect(await auditedTimes('reviewer.revoked', `reviewer:${id}`)).toBe(1);
       // Unknown ids have their own code (4044 is for routes only).
       expect((await master.delete('/admin/reviewers/987654321')).body).toEqual(error(4043, 'reviewer not found'));
+    });
+
+    it("4093 for a name another account, revoked or not, or the master key has: a decision's decided_by names one", async () => {
+      const taken = error(4093, 'already exists', 'a reviewer account or the master key has that name');
+      const { id } = (await master.post('/admin/reviewers', { name: 'Noor', role: 'reviewer' })).body.data;
+      expect((await master.post('/admin/reviewers', { name: ' Noor ', role: 'admin' })).body).toEqual(taken);
+      await master.delete(`/admin/reviewers/${id}`);
+      expect((await master.post('/admin/reviewers', { name: 'Noor', role: 'reviewer' })).body).toEqual(taken);
+      expect((await master.post('/admin/reviewers', { name: 'master', role: 'admin' })).body).toEqual(taken);
+      expect((await master.post('/admin/reviewers', { name: 'noor', role: 'reviewer' })).body.code).toBe(0);
+      const [{ n }] = await t.dataSource.query("SELECT count(*)::int AS n FROM reviewers WHERE name IN ('Noor', 'master')");
+      expect(n).toBe(1);
     });
 
     it('4000 for a bad reviewer body, naming every field', async () => {
@@ -203,6 +224,8 @@ describe('review back office (/admin)', () => {
 
       const revoked = await master.delete(`/admin/partners/rotating/keys/${first.key_id}`);
       expect(revoked.body).toEqual(ok({ key_id: first.key_id, revoked_at: ISO }));
+      expect((await master.delete(`/admin/partners/rotating/keys/${first.key_id}`)).body).toEqual(revoked.body);
+      expect(await auditedTimes('key.revoked', 'partner:rotating')).toBe(1);
       const withRevoked = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', first.api_key).send({});
       expect(withRevoked.body).toEqual(error(4011, 'invalid api key'));
       const withSecond = await t.http

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../src/database/data-source-options';
+import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options';
 import { createTestDatabase } from './support/test-app';
 
 describe('starting against DATABASE_URL', () => {
@@ -37,5 +37,33 @@ describe('starting against DATABASE_URL', () => {
   it('never creates demo data when DATABASE_URL is set', async () => {
     const [{ count }] = await apps[0].get(DataSource).query('SELECT count(*)::int AS count FROM partners');
     expect(count).toBe(0);
+  });
+});
+
+describe('the migrations', () => {
+  it('give each reviewer account a name of its own, keeping it on the oldest of those that shared one', async () => {
+    const database = await createTestDatabase();
+    const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
+    try {
+      await dataSource.initialize();
+      await dataSource.runMigrations();
+      await dataSource.undoLastMigration(); // the schema before UniqueReviewerNames
+      const hashes = [1, 2, 3, 4, 5].map((n) => String(n).repeat(64));
+      await dataSource.query(
+        `INSERT INTO reviewers (name, role, key_hash, prefix) VALUES
+          ('Rita', 'reviewer', $1, 'p'), ('Rita', 'admin', $2, 'p'), ('master', 'admin', $3, 'p'), ('Rita', 'reviewer', $4, 'p'), ('Omar', 'reviewer', $5, 'p')`,
+        hashes,
+      );
+      await dataSource.runMigrations();
+      const rows: { id: number; name: string }[] = await dataSource.query('SELECT id::int AS id, name FROM reviewers ORDER BY id');
+      const ids = rows.map((row) => row.id);
+      expect(rows.map((row) => row.name)).toEqual(['Rita', `Rita #${ids[1]}`, `master #${ids[2]}`, `Rita #${ids[3]}`, 'Omar']);
+      await expect(dataSource.query(`INSERT INTO reviewers (name, role, key_hash, prefix) VALUES ('Omar', 'admin', $1, 'p')`, ['6'.repeat(64)])).rejects.toThrow(
+        /uq_reviewers_name/,
+      );
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await database.drop();
+    }
   });
 });

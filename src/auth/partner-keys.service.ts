@@ -78,15 +78,17 @@ export class PartnerKeysService {
     return manager.find(Partner, { relations: { keys: true }, order: { id: 'ASC', keys: { id: 'ASC' } } });
   }
 
-  /** Revokes one of a partner's keys (idempotent); it stops working at once on every instance. */
-  async revokeKey(manager: EntityManager, partnerId: string, keyId: string): Promise<ApiKey> {
+  /**
+   * Revokes one of a partner's keys (idempotent: `revokedNow` is false if it already was); it
+   * stops working at once on every instance.
+   */
+  async revokeKey(manager: EntityManager, partnerId: string, keyId: string): Promise<{ key: ApiKey; revokedNow: boolean }> {
     const key = await manager.findOne(ApiKey, { where: { id: keyId, partnerId }, lock: { mode: 'pessimistic_write' } });
     if (!key) throw new ApiError(ErrorCatalogue.API_KEY_NOT_FOUND);
-    if (!key.revokedAt) {
-      key.revokedAt = new Date();
-      await manager.update(ApiKey, keyId, { revokedAt: key.revokedAt });
-    }
-    return key;
+    if (key.revokedAt) return { key, revokedNow: false };
+    key.revokedAt = new Date();
+    await manager.update(ApiKey, keyId, { revokedAt: key.revokedAt });
+    return { key, revokedNow: true };
   }
 
   issueKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {

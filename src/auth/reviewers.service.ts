@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
+import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
 import { generateKey, hashKey } from './key-hashing';
 import { type AdminRole, Reviewer } from './reviewer.entity';
@@ -18,6 +19,8 @@ export interface AdminActor {
 }
 
 export const MASTER_ACTOR_NAME = 'master';
+
+const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name');
 
 const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
 
@@ -43,11 +46,20 @@ export class ReviewersService {
     return account ?? null;
   }
 
+  /**
+   * A new account. Its name is its own (4093 if another account, revoked or not, or the master
+   * key has it): decisions and the audit trail record who acted by name.
+   */
   async createReviewer(manager: EntityManager, name: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
+    if (name === MASTER_ACTOR_NAME) throw nameTaken();
     const generated = generateKey('admin');
-    const reviewer = await manager.save(
-      manager.create(Reviewer, { name, role, keyHash: generated.hash, prefix: generated.prefix }),
-    );
+    let reviewer: Reviewer;
+    try {
+      reviewer = await manager.save(manager.create(Reviewer, { name, role, keyHash: generated.hash, prefix: generated.prefix }));
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_reviewers_name')) throw nameTaken();
+      throw error;
+    }
     return { reviewer, apiKey: generated.key };
   }
 
@@ -55,14 +67,16 @@ export class ReviewersService {
     return manager.find(Reviewer, { order: { id: 'ASC' } });
   }
 
-  /** Revokes a reviewer's key (idempotent): it stops working at once on every instance. */
-  async revokeReviewer(manager: EntityManager, id: string): Promise<Reviewer> {
+  /**
+   * Revokes a reviewer's key (idempotent: `revokedNow` is false if it already was): it stops
+   * working at once on every instance.
+   */
+  async revokeReviewer(manager: EntityManager, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
     const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!reviewer) throw new ApiError(ErrorCatalogue.REVIEWER_NOT_FOUND);
-    if (!reviewer.revokedAt) {
-      reviewer.revokedAt = new Date();
-      await manager.update(Reviewer, id, { revokedAt: reviewer.revokedAt });
-    }
-    return reviewer;
+    if (reviewer.revokedAt) return { reviewer, revokedNow: false };
+    reviewer.revokedAt = new Date();
+    await manager.update(Reviewer, id, { revokedAt: reviewer.revokedAt });
+    return { reviewer, revokedNow: true };
   }
 }

@@ -10,6 +10,7 @@ import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSc
 import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
 import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-PublicMarketChanges';
 import { FileDisputeFunction1764000000000 } from './migrations/1764000000000-FileDisputeFunction';
+import { UniqueReviewerNames1764100000000 } from './migrations/1764100000000-UniqueReviewerNames';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   ReviewBackOffice1763800000000,
   PublicMarketChanges1763900000000,
   FileDisputeFunction1764000000000,
+  UniqueReviewerNames1764100000000,
 ];
 
 export interface DatabaseSettings {

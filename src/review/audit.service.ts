@@ -17,10 +17,10 @@ const AUDIT_PAGE = statement<Omit<AuditEventView, 'id'> & { id: string }>(`
   SELECT id, ${rfc3339('at')} AS at, actor, action, target, details FROM audit_events
   WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2`);
 
-/** What an audited write returns: its result, and the event to append. */
+/** What an audited write returns: its result, and the event to append (null: it changed nothing). */
 export interface AuditedWrite<T> {
   result: T;
-  audit: AuditEntry;
+  audit: AuditEntry | null;
 }
 
 /** The audit trail: every admin write is appended in the transaction of the write itself. */
@@ -28,10 +28,14 @@ export interface AuditedWrite<T> {
 export class AuditService {
   constructor(private readonly sql: Sql) {}
 
-  /** Runs an admin write and appends its audit event; both commit or neither does. */
+  /**
+   * Runs an admin write and appends its audit event; both commit or neither does. A repeat that
+   * changes nothing (revoking what is already revoked) appends none.
+   */
   async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     return this.sql.transaction(async (manager) => {
       const { result, audit } = await write(manager);
+      if (!audit) return result;
       const details = { actor_id: actor.id === null ? null : Number(actor.id), ...audit.details };
       await this.sql.rows(APPEND_EVENT, [actor.name, audit.action, audit.target, JSON.stringify(details)], manager);
       return result;

@@ -44,10 +44,10 @@ export class BackOfficeService {
 
   revokeReviewer(actor: AdminActor, id: string) {
     return this.audit.record(actor, async (manager) => {
-      const reviewer = await this.reviewers.revokeReviewer(manager, id);
+      const { reviewer, revokedNow } = await this.reviewers.revokeReviewer(manager, id);
       return {
         result: { id: Number(reviewer.id), revoked_at: iso(reviewer.revokedAt) },
-        audit: { action: 'reviewer.revoked', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name } },
+        audit: revokedNow ? { action: 'reviewer.revoked', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name } } : null,
       };
     });
   }
@@ -76,10 +76,10 @@ export class BackOfficeService {
   revokeKey(actor: AdminActor, source: string, keyId: string) {
     return this.audit.record(actor, async (manager) => {
       const partner = await this.partnerKeys.requirePartner(manager, source);
-      const key = await this.partnerKeys.revokeKey(manager, partner.id, keyId);
+      const { key, revokedNow } = await this.partnerKeys.revokeKey(manager, partner.id, keyId);
       return {
         result: { key_id: Number(key.id), revoked_at: iso(key.revokedAt) },
-        audit: { action: 'key.revoked', target: `partner:${source}`, details: { key_id: Number(key.id), prefix: key.prefix } },
+        audit: revokedNow ? { action: 'key.revoked', target: `partner:${source}`, details: { key_id: Number(key.id), prefix: key.prefix } } : null,
       };
     });
   }

@@ -54,7 +54,7 @@ export class ReviewController {
   @Post('reviewers')
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account; its key is shown once', WRITE)
+  @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...WRITE, 'ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.backOffice.createReviewer(actor, body.name, body.role);
   }
