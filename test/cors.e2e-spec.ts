@@ -35,22 +35,27 @@ describe('CORS', () => {
     expect(withoutOrigin.headers.vary).toBe('Origin');
   });
 
-  it('answers a preflight 204 inside the pipeline (request id, security headers, log line and metrics); any other OPTIONS is 4044', async () => {
+  it('answers a preflight in the envelope inside the pipeline (request id, security headers, log line and metrics); any other OPTIONS is 4044', async () => {
     for (const path of ['/oracle/markets/dispute/submit', '/nowhere']) {
       const preflight = await t.http
         .options(path)
         .set('origin', ORIGIN)
         .set('access-control-request-method', 'POST')
         .set('access-control-request-headers', 'content-type, x-api-key');
-      expect(preflight.status).toBe(204);
-      expect(preflight.text).toBe('');
+      expect(preflight.status).toBe(200);
+      expect(preflight.text).toBe('{"code":0,"msg":"success","data":{}}');
+      expect(preflight.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(preflight.headers['access-control-allow-origin']).toBe(ORIGIN);
       expect(preflight.headers['access-control-allow-headers']).toBe('content-type, x-api-key');
       expect(preflight.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(preflight.headers['x-content-type-options']).toBe('nosniff');
     }
+    // An origin not allowed: the same answer without Access-Control-Allow-Origin, which the browser refuses.
+    const stranger = await t.http.options('/oracle/markets/dispute/submit').set('origin', 'https://stranger.example').set('access-control-request-method', 'POST');
+    expect([stranger.status, stranger.text]).toEqual([200, '{"code":0,"msg":"success","data":{}}']);
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
     const metrics = await t.http.get('/metrics');
-    expect(metrics.text).toMatch(/oracle_http_requests_total\{method="OPTIONS",route="unmatched",code="204"\} 2/);
+    expect(metrics.text).toMatch(/oracle_http_requests_total\{method="OPTIONS",route="unmatched",code="0"\} 3/);
     for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'POST' }]) {
       const options = await t.http.options('/oracle/markets/public').set(headers);
       expect(options.status).toBe(200);

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Environment } from '../../config/environment';
+import type { SuccessEnvelope } from '../error-catalogue';
 
 /** The origins CORS_ORIGINS allows, or none: CORS off. */
 export function corsOrigins(config: ConfigService<Environment, true>): string[] {
@@ -12,24 +13,32 @@ export function corsOrigins(config: ConfigService<Environment, true>): string[] 
     .filter((origin) => origin !== '');
 }
 
+/** A preflight's answer: the CORS headers say what is allowed; the body is the envelope of every answer. */
+const PREFLIGHT_ANSWER: SuccessEnvelope<Record<string, never>> = { code: 0, msg: 'success', data: {} };
+
 /**
- * CORS (the `cors` package) for CORS_ORIGINS, inside the pipeline: a preflight is answered 204
- * with the request id, the security headers and its log line like any answer (Nest's
- * `enableCors` mounts it ahead of every middleware, so preflights had none of them). An OPTIONS
- * request that is no preflight (no Origin, or no Access-Control-Request-Method) goes on to be
- * answered as any unknown route is: 4044 in the envelope.
+ * CORS (the `cors` package) for CORS_ORIGINS, inside the pipeline: a preflight is answered here,
+ * HTTP 200 with the success envelope like every answer of the API (contract §1; browsers take any
+ * 2xx), with the request id, the security headers and its log line (Nest's `enableCors` mounts
+ * `cors` ahead of every middleware, so preflights had none of them). An OPTIONS request that is
+ * no preflight (no Origin, or no Access-Control-Request-Method) goes on to be answered as any
+ * unknown route is: 4044 in the envelope.
  */
 @Injectable()
 export class CorsMiddleware implements NestMiddleware {
   private readonly cors: RequestHandler;
 
   constructor(@Inject(ConfigService) config: ConfigService<Environment, true>) {
-    this.cors = cors({ origin: corsOrigins(config) });
+    this.cors = cors({ origin: corsOrigins(config), preflightContinue: true });
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
-    const preflightHeaders = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-    if (req.method === 'OPTIONS' && !preflightHeaders) return next();
-    this.cors(req, res, next);
+    if (req.method !== 'OPTIONS') return void this.cors(req, res, next);
+    const preflight = req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    if (!preflight) return next();
+    void this.cors(req, res, () => {
+      res.locals.envelopeCode = 0;
+      res.status(200).json(PREFLIGHT_ANSWER);
+    });
   }
 }
