@@ -508,7 +508,9 @@ describe('fuzzing the partner and admin routes', () => {
   }, timeout(900));
 
   // Content types, charsets, content codings, chunked bodies, raw bytes.
-  const CONTENT_TYPES: [string | undefined, 'ok' | 'bad' | 'unsure'][] = [
+  // 'bad': refused before the body is read; 'other': a utf-* charset body-parser reads but that
+  // is not UTF-8, refused (4000) once read.
+  const CONTENT_TYPES: [string | undefined, 'ok' | 'bad' | 'other' | 'unsure'][] = [
     [undefined, 'ok'],
     ['application/json', 'ok'],
     ['application/json;charset=UTF-8', 'ok'],
@@ -527,8 +529,11 @@ describe('fuzzing the partner and admin routes', () => {
     ['application/json; charset=iso-8859-1', 'bad'],
     ['text/plain; charset=us-ascii', 'bad'],
     ['application/json; charset=utf-99', 'bad'],
-    ['application/json; charset=utf-16', 'unsure'],
-    ['application/json; charset=utf-32le', 'unsure'],
+    ['application/json; charset=utf-16', 'other'],
+    ['application/json; charset=utf-16be', 'other'],
+    ['application/json; charset=utf-32le', 'other'],
+    ['application/json; charset=utf-7', 'other'],
+    ['application/json; charset=utf--8', 'other'],
     ['application/json; charset=utf-8; charset=latin1', 'unsure'],
   ];
   const CODINGS: [string | undefined, 'identity' | 'gzip' | 'deflate' | 'br' | 'unsupported'][] = [
@@ -604,10 +609,11 @@ describe('fuzzing the partner and admin routes', () => {
           else if (codingKind === 'unsupported') codes = [4000];
           else if (codingKind !== 'identity' && !compress) codes = wire!.length === 0 || codingKind === 'br' ? [4000, 4001] : [4001];
           else if (body.length > BODY_LIMIT) codes = [4130];
+          else if (charset === 'other') codes = [4000];
           else {
             parsed = parsedBody(decoded(body));
             codes = [submitModel(partner, parsed)];
-            // a UTF-16/32 charset, or two charsets: decoded some way; garbage or the same text
+            // two charsets: one of them is read
             if (charset === 'unsure') codes.push(4000, 4001);
           }
           const sentAt = Date.now();
@@ -1305,16 +1311,19 @@ describe('fuzzing the partner and admin routes', () => {
       expectChanges(changes, { 'reviewers.added': 1, 'audit_events.added': 1 });
     });
 
-    it('bytes that are not UTF-8 are 4001, whatever JSON they spell (they were stored as U+FFFD)', async () => {
+    it('bytes that are not UTF-8 are 4001, and other utf-* charsets 4000, whatever JSON they spell (they were stored as U+FFFD)', async () => {
       const market = await freshMarket();
       const [before, after] = JSON.stringify({ ...dispute(market), submitter_selection: '@' }).split('@');
       for (const bytes of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
         const body = Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
         await rejected(await submitText(body), 4001, 'the body is not valid UTF-8');
       }
-      const utf16 = Buffer.concat([Buffer.from(JSON.stringify(dispute(market)).slice(0, -2), 'utf16le'), Buffer.from([0x00, 0xd8]), Buffer.from('"}', 'utf16le')]);
-      const headers: [string, string][] = [['X-Api-Key', partnerKey], ['Content-Type', 'application/json; charset=utf-16le']];
-      await rejected(await send({ method: 'POST', target: SUBMIT, headers, body: utf16 }), 4001, 'the body is not valid UTF-16LE');
+      // Charsets body-parser would decode, U+FFFD for what does not: UTF-16 (valid text here), labels iconv-lite reads as UTF-8.
+      const utf16 = Buffer.from(`\ufeff${JSON.stringify(dispute(market))}`, 'utf16le');
+      for (const [charset, body] of [['utf-16', utf16], ['utf-16le', utf16], ['utf--8', Buffer.from(`${before}\xff${after}`, 'latin1')], ['utf-8.', Buffer.from(JSON.stringify(dispute(market)))]] as const) {
+        const headers: [string, string][] = [['X-Api-Key', partnerKey], ['Content-Type', `application/json; charset=${charset}`]];
+        await rejected(await send({ method: 'POST', target: SUBMIT, headers, body }), 4000, 'unsupported body encoding or charset');
+      }
       expect(state.tables.markets.get(String(market))?.status).toBe('resolved');
       // text that is UTF-8, beyond ASCII: filed
       const { changes } = await judge('regressions', await submitText(Buffer.from(JSON.stringify({ ...dispute(market), submitter_name: 'Zoë 😀' }))), [0]);

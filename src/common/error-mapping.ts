@@ -2,6 +2,9 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 
+/** A body in a content coding or charset the service does not read. */
+export const unsupportedBodyCoding = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset');
+
 /** The body parser's errors: `type` says what went wrong, `status` whose fault it is. */
 function bodyParserFailure(error: unknown): { type?: string; status?: number } | undefined {
   if (typeof error !== 'object' || error === null || !('type' in error || 'status' in error)) return undefined;
@@ -25,7 +28,7 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
   if (parser?.type === 'entity.parse.failed') return expected(ErrorCatalogue.MALFORMED_JSON);
   if (parser?.type === 'entity.too.large') return expected(ErrorCatalogue.PAYLOAD_TOO_LARGE);
   if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
-    return expected(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset');
+    return { apiError: unsupportedBodyCoding(), unexpected: false };
   }
   // Anything else the parser blames on the request (a gzip, deflate or br body that does not
   // decompress, a body shorter than its Content-Length) leaves no JSON to read.

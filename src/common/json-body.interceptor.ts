@@ -1,9 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { json } from 'express';
-import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
+import { isUtf8 } from 'node:buffer';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { unsupportedBodyCoding } from './error-mapping';
 import { withExactIntegers } from './exact-integers';
 import { BODY_LIMIT_BYTES, readsBody } from './http/body-budget.middleware';
 import { isRawResponse } from './raw-response.decorator';
@@ -11,65 +12,36 @@ import type { ServiceRequest } from './request-context';
 
 const UTF8 = new TextDecoder('utf-8');
 
-/** The bytes of each body read, and their charset: an empty one is no JSON, as if none was sent. */
-const rawBodies = new WeakMap<object, { raw: Buffer; charset: string }>();
+/** The bytes of each body read: an empty one is no JSON, as if none was sent. */
+const rawBodies = new WeakMap<object, Buffer>();
 
 // Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
 // mislabelled body is better reported as malformed JSON than silently ignored. (body-parser
 // reads an empty body as {}; `verify` sees its bytes first, and also makes it hold them as
-// buffers, decoded once, rather than as a growing string.)
+// buffers, decoded once, rather than as a growing string.) Bodies are UTF-8 (RFC 8259 §8.1),
+// strictly: body-parser decodes any `utf-*` charset iconv-lite knows (UTF-16 of either byte
+// order, UTF-32, UTF-7, labels such as `utf--8`) and what does not decode as U+FFFD, which
+// PostgreSQL would then store in place of what was sent. Another charset is 4000, bytes that
+// are not UTF-8 are 4001, both once the body is read (64 KiB at most).
 const parseJson = json({
   limit: BODY_LIMIT_BYTES,
   strict: false,
   type: () => true,
   verify: (req, _res, raw, charset) => {
-    if (!isText(raw, charset)) throw new ApiError(ErrorCatalogue.MALFORMED_JSON, `the body is not valid ${charset.toUpperCase()}`);
-    rawBodies.set(req, { raw, charset });
+    if (charset !== 'utf-8') throw unsupportedBodyCoding();
+    if (!isUtf8(raw)) throw new ApiError(ErrorCatalogue.MALFORMED_JSON, 'the body is not valid UTF-8');
+    rawBodies.set(req, raw);
   },
 });
 
-/**
- * Whether `raw` is text in `charset`: body-parser decodes bytes that are not as U+FFFD, which
- * PostgreSQL would then store in place of what was sent. UTF-32, which TextDecoder does not
- * know, is left to body-parser.
- */
-function isText(raw: Buffer, charset: string): boolean {
-  if (charset === 'utf-8') return isUtf8(raw);
-  const decoder = strictDecoder(charset);
-  if (!decoder) return true;
-  try {
-    decoder.decode(raw);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function strictDecoder(charset: string) {
-  try {
-    return new TextDecoder(charset, { fatal: true });
-  } catch {
-    return undefined;
-  }
-}
-
 /** What was parsed of `req`'s body: undefined if it was empty, its integers exact (withExactIntegers). */
 function bodyOf(req: Request): unknown {
-  const sent = rawBodies.get(req);
-  if (!sent) return req.body;
-  // A charset body-parser reads and TextDecoder does not (UTF-32): the body as it was read.
-  const text = () => (sent.charset === 'utf-8' ? UTF8 : new TextDecoder(sent.charset)).decode(sent.raw);
+  const raw = rawBodies.get(req);
+  if (!raw) return req.body;
+  const text = () => UTF8.decode(raw);
   // Empty once decoded: no bytes, or only a byte order mark.
-  if (sent.raw.length <= 4 && isEmptyText(text)) return undefined;
+  if (raw.length <= 3 && text().length === 0) return undefined;
   return withExactIntegers(req.body, text);
-}
-
-function isEmptyText(text: () => string): boolean {
-  try {
-    return text().length === 0;
-  } catch {
-    return false;
-  }
 }
 
 const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
