@@ -41,23 +41,27 @@ describe('starting against DATABASE_URL', () => {
 });
 
 describe('the migrations', () => {
-  it('give each reviewer account a name of its own, keeping it on the oldest of those that shared one', async () => {
+  it('give each reviewer account a name of its own, keeping it on the one in use of those that shared one', async () => {
     const database = await createTestDatabase();
     const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
     try {
       await dataSource.initialize();
       await dataSource.runMigrations();
-      await dataSource.undoLastMigration(); // the schema before UniqueReviewerNames
+      // the schema before UniqueReviewerNames
+      const applied = () => dataSource.query(`SELECT 1 FROM schema_migrations WHERE name = 'UniqueReviewerNames1764100000000'`);
+      while ((await applied()).length > 0) await dataSource.undoLastMigration();
       const hashes = [1, 2, 3, 4, 5].map((n) => String(n).repeat(64));
       await dataSource.query(
-        `INSERT INTO reviewers (name, role, key_hash, prefix) VALUES
-          ('Rita', 'reviewer', $1, 'p'), ('Rita', 'admin', $2, 'p'), ('master', 'admin', $3, 'p'), ('Rita', 'reviewer', $4, 'p'), ('Omar', 'reviewer', $5, 'p')`,
+        `INSERT INTO reviewers (name, role, key_hash, prefix, revoked_at) VALUES
+          ('Rita', 'reviewer', $1, 'p', NULL), ('Rita', 'admin', $2, 'p', NULL), ('master', 'admin', $3, 'p', NULL),
+          ('Rita', 'reviewer', $4, 'p', now()), ('Omar', 'reviewer', $5, 'p', NULL)`,
         hashes,
       );
       await dataSource.runMigrations();
       const rows: { id: number; name: string }[] = await dataSource.query('SELECT id::int AS id, name FROM reviewers ORDER BY id');
       const ids = rows.map((row) => row.id);
-      expect(rows.map((row) => row.name)).toEqual(['Rita', `Rita #${ids[1]}`, `master #${ids[2]}`, `Rita #${ids[3]}`, 'Omar']);
+      // the newest account not revoked keeps the name, not the newer revoked one
+      expect(rows.map((row) => row.name)).toEqual([`Rita #${ids[0]}`, 'Rita', `master #${ids[2]}`, `Rita #${ids[3]}`, 'Omar']);
       await expect(dataSource.query(`INSERT INTO reviewers (name, role, key_hash, prefix) VALUES ('Omar', 'admin', $1, 'p')`, ['6'.repeat(64)])).rejects.toThrow(
         /uq_reviewers_name/,
       );
