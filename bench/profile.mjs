@@ -13,7 +13,7 @@
 // the most self time), --target nest (profile N, the bench's bare Nest server, instead: what the
 // framework costs), --callers NAME (the stacks that end in that function), --allocations (a
 // third load under V8's sampling heap profiler: the bytes each request allocates, by layer),
-// --promoted (the same, counting only what outlives a scavenge: what makes the old space grow).
+// --promoted (the same, leaving out what a scavenge collected: what was promoted or was still alive).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -73,7 +73,8 @@ const placeOf = (frame) =>
 /**
  * Bytes allocated per request, by layer and by function, from a sampling heap profile that keeps
  * the samples of objects already collected: everything allocated, not only what survived (with
- * --promoted, those a scavenge collected are left out: what reached the old space).
+ * --promoted, those a scavenge collected are left out: what was promoted to the old space, or
+ * was still alive when the profile was taken).
  */
 function allocationsOf(heap, requests) {
   const layers = new Map();
