@@ -20,11 +20,9 @@ const DEMO_PARTNER = statement<{ id: string }>('SELECT id FROM partners WHERE so
 // The local admin account keeps its name (decisions and the audit trail refer to it); its key is
 // replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
 const REPLACE_ADMIN_KEY = statement<{ id: string }>(`
-  UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL
-  WHERE id = (SELECT min(id) FROM reviewers WHERE name = $1 AND role = 'admin') RETURNING id`);
+  UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL WHERE name = $1 AND role = 'admin' RETURNING id`);
 const CREATE_ADMIN = statement<{ id: string }>(`
-  INSERT INTO reviewers (name, role, key_hash, prefix) SELECT $1, 'admin', $2, $3
-  WHERE NOT EXISTS (SELECT 1 FROM reviewers WHERE name = $1 AND role = 'admin') RETURNING id`);
+  INSERT INTO reviewers (name, role, key_hash, prefix) VALUES ($1, 'admin', $2, $3) ON CONFLICT (name) DO NOTHING RETURNING id`);
 
 async function issueDemoKeys(): Promise<void> {
   const environment = validateEnvironment(process.env);
@@ -56,6 +54,8 @@ async function issueDemoKeys(): Promise<void> {
       const key = generateKey('admin');
       const values = [LOCAL_ADMIN_NAME, key.hash, key.prefix];
       const [account] = (await sql.rows(REPLACE_ADMIN_KEY, values, manager)).concat(await sql.rows(CREATE_ADMIN, values, manager));
+      // Names are unique (uq_reviewers_name): the name is a reviewer's, not an admin's.
+      if (!account) throw new StartupError(`the reviewer account ${LOCAL_ADMIN_NAME} is not an admin: use the admin API to issue keys`);
       return {
         result: key.key,
         audit: { action: 'reviewer.key_replaced', target: `reviewer:${account.id}`, details: { name: LOCAL_ADMIN_NAME, prefix: key.prefix } },
