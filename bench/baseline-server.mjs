@@ -8,8 +8,9 @@
 // service reads the records it misses in one turn of the event loop with one statement). No
 // framework, no logging, keep-alive on (Node's default). It normalizes the parameters as the
 // service does (trim; the slug also loses leading and trailing '/') and answers 4100/4101 for a
-// missing slug/source; everything else it does not need is left out on purpose (no 4000 checks, rate limits, security headers, request ids,
-// metrics): this is what the service is measured against.
+// missing slug/source; everything else it does not need is left out on purpose (no 4000
+// checks, rate limits, security headers, request ids, metrics): this is what the service is
+// measured against.
 //
 //   DATABASE_URL=postgres://… PORT=3100 [DB_POOL_SIZE=10] node bench/baseline-server.mjs
 //
