@@ -27,4 +27,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
 # node is the container's main process, so SIGTERM reaches the graceful shutdown. The flags are
 # `npm run start:prod`'s. Set DATABASE_URL; without it the zero-setup database needs a writable
 # volume at /app/data, and the process stops with one line saying so when there is none.
-CMD ["node", "--max-old-space-size=96", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--max-old-space-size=96", "--max-semi-space-size=8", "--no-maglev", "dist/main.js"]
