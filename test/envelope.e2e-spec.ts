@@ -54,6 +54,11 @@ describe('the envelope around everything', () => {
     expect(form.body).toEqual(error(4001, 'malformed JSON body'));
   });
 
+  it('does not read a body sent with a GET (RFC 9110 gives it no meaning)', async () => {
+    const response = await t.http.get('/oracle/markets/public?slug=none&source=acme').set('content-type', 'application/json').send('{bad');
+    expect(response.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });
+  });
+
   it('5030 within a couple of seconds when the database does not answer in time', async () => {
     const blocker = new pg.Client({ connectionString: t.databaseUrl });
     await blocker.connect();

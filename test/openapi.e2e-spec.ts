@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import Ajv2020 from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { arbitraryOf } from './support/schema-arbitrary';
@@ -43,6 +44,33 @@ describe('the OpenAPI document', () => {
     const config = await createConfig(readFileSync('redocly.yaml', 'utf8'), { configPath: 'redocly.yaml' });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'docs-json.json', config });
     expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it('calls a dispute body valid exactly when the service takes it, at the edges of its rules', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema(document, 'doc');
+    const documentTakes = ajv.compile({ $ref: 'doc#/components/schemas/SubmitDisputeDto' });
+    const valid = { market_id: 999_999, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' };
+    const cases: [string, Json][] = [
+      ['an id with leading zeros', { market_id: '0000999999' }],
+      ['an id of 20 digits', { market_id: '00000000000000999999' }],
+      ['an id of 21 digits', { market_id: '000000000000000999999' }],
+      ['an id of zeros', { market_id: '000' }],
+      ['an id past 2^53-1', { market_id: '9007199254740992' }],
+      ['a variation selector alone', { submitter_selection: '\uFE0F' }],
+      ['variation selectors in spaces', { reason_text: ' \uFE0E\uFE0F ' }],
+      ['spaces alone', { reason_text: ' \t ' }],
+      ['a NUL', { submitter_name: 'a\u0000b' }],
+      ['an emoji', { submitter_name: '\u{1F600}' }],
+    ];
+    const disagreements: string[] = [];
+    for (const [name, change] of cases) {
+      const body = { ...valid, ...change };
+      const { body: answer } = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partnerKey).send(body);
+      const serviceTakes = answer.code !== 4000;
+      if (serviceTakes !== documentTakes(body)) disagreements.push(`${name}: the document ${documentTakes(body) ? 'takes' : 'refuses'} it, the service answers ${answer.code}`);
+    }
+    expect(disagreements).toEqual([]);
   });
 
   it('answers no request it calls valid with 4000 (nor 5000): requests generated from its own schemas', async () => {

@@ -142,9 +142,11 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
 
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       if (!path.startsWith('/oracle') && !path.startsWith('/admin')) continue;
-      for (const operation of Object.values(methods)) {
+      for (const [method, operation] of Object.entries(methods)) {
         const ok = operation.responses['200'];
         expect(ok.description).toMatch(/Error codes: `\d{4}`/);
+        // Bodies are read on POST routes only.
+        expect([method, path, ok.description.includes('`4001`')]).toEqual([method, path, method === 'post']);
         const [success, error] = ok.content['application/json'].schema.oneOf;
         expect(success.properties).toMatchObject({ code: { enum: [0] }, msg: { enum: ['success'] }, data: { $ref: expect.any(String) } });
         expect(error).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
@@ -170,7 +172,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
         'market_status', 'submitter_id', 'submitter_name'].sort(),
     );
     expect(schemas['SubmitDisputeDto'].properties!['market_id']).toMatchObject({
-      oneOf: [{ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER) }],
+      oneOf: [{ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', maxLength: 20, pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER, { leadingZeros: true }) }],
       example: 2,
     });
   });

@@ -46,6 +46,12 @@ describe('decimalsUpTo', () => {
     expect(pattern.test('')).toBe(false);
   });
 
+  it('matches leading zeros when asked to', () => {
+    const pattern = new RegExp(decimalsUpTo(347, { leadingZeros: true }));
+    for (const id of ['1', '01', '0001', '347', '000347']) expect([id, pattern.test(id)]).toEqual([id, true]);
+    for (const id of ['', '0', '000', '348', '0348', '1.0', ' 1']) expect([id, pattern.test(id)]).toEqual([id, false]);
+  });
+
   it('matches 1 to 2^53-1', () => {
     const pattern = new RegExp(decimalsUpTo(Number.MAX_SAFE_INTEGER));
     for (const id of ['1', '999999999999999', '1000000000000000', '8999999999999999', '9007199254740990', '9007199254740991']) expect([id, pattern.test(id)]).toEqual([id, true]);

@@ -9,10 +9,11 @@ import { parseRfc3339 } from './rfc3339';
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 // For the OpenAPI document, text as the rules below accept it, as patterns: no NUL and no
-// unpaired surrogate, and something left once trimmed (a variation selector alone counts as
-// nothing). Stricter than the rules at the edges (a length is counted before trimming), never looser.
+// unpaired surrogate, and something left once trimmed (a variation selector alone is something,
+// as it is for TextLength). Stricter than the rules at one edge only (a length is counted before
+// trimming), never looser.
 const STORABLE = '[^\\u0000\\uD800-\\uDFFF]';
-const counted = (excluded: string) => `[^${excluded}\\u0000\\uD800-\\uDFFF\\uFE0E\\uFE0F]`;
+const counted = (excluded: string) => `[^${excluded}\\u0000\\uD800-\\uDFFF]`;
 /** Storable text with something in it once trimmed. */
 export const TEXT_PATTERN = `^${STORABLE}*${counted('\\s')}${STORABLE}*$`;
 /** A slug: something in it once trimmed of spaces and `/`. */
@@ -91,10 +92,11 @@ export function StorableText(): PropertyDecorator {
 }
 
 /**
- * A pattern (regular expression source) for the decimal integers 1 to `max` written without
- * leading zeros: what the OpenAPI document says of an id sent as a string of digits.
+ * A pattern (regular expression source) for the decimal integers 1 to `max`, without leading
+ * zeros unless `leadingZeros`: what the OpenAPI document says of an id sent as a string of
+ * digits (with ID_DIGITS_MAX as its maxLength, the strings toSafeId reads).
  */
-export function decimalsUpTo(max: number): string {
+export function decimalsUpTo(max: number, { leadingZeros = false } = {}): string {
   const digits = String(max);
   const alternatives = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
   for (let i = 0; i < digits.length; i++) {
@@ -106,14 +108,18 @@ export function decimalsUpTo(max: number): string {
     if (digit > low) alternatives.push(`${digits.slice(0, i)}${below}${after}`);
   }
   alternatives.push(digits);
-  return `^(?:${alternatives.join('|')})$`;
+  return `^${leadingZeros ? '0*' : ''}(?:${alternatives.join('|')})$`;
 }
 
 /**
  * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
  * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
  */
-export const toSafeId = (value: unknown): unknown => (typeof value === 'string' && /^\d{1,20}$/.test(value) ? Number(value) : value);
+export const toSafeId = (value: unknown): unknown => (typeof value === 'string' && ID_DIGITS.test(value) ? Number(value) : value);
+
+/** The longest string of digits read as an id (leading zeros included): longer ones are refused. */
+export const ID_DIGITS_MAX = 20;
+const ID_DIGITS = new RegExp(`^[0-9]{1,${ID_DIGITS_MAX}}$`);
 
 /** Whether `value` is an id as IsSafeId accepts it (after ToSafeId). */
 export const isSafeId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsDefined } from 'class-validator';
-import { decimalsUpTo, IsSafeId, RequiredText, ToSafeId } from '../common/validation';
+import { decimalsUpTo, ID_DIGITS_MAX, IsSafeId, RequiredText, ToSafeId } from '../common/validation';
 import { parseRfc3339 } from '../common/rfc3339';
 
 export const SUBMITTER_ID_MAX = 128;
@@ -19,8 +19,8 @@ export class SubmitDisputeDto {
   @ApiProperty({
     oneOf: [
       { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-      // Up to 2^53-1 exactly; the service also takes leading zeros, which the document leaves out.
-      { type: 'string', pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER) },
+      // Up to 2^53-1 exactly, leading zeros allowed, 20 digits at most.
+      { type: 'string', maxLength: ID_DIGITS_MAX, pattern: decimalsUpTo(Number.MAX_SAFE_INTEGER, { leadingZeros: true }) },
     ],
   })
   @IsDefined()

@@ -4,10 +4,12 @@ import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
 /**
- * Codes any enveloped route can answer with, whatever it does: a body is read on every route
- * (4001, 4130), and every route is rate limited and shed when the instance is full.
+ * Codes any enveloped route can answer with, whatever it does: a request's head may be too
+ * large (4130), and every route is rate limited and shed when the instance is full. Bodies are
+ * read on POST routes only (their lists name 4001): one sent with a GET or DELETE is not read,
+ * as RFC 9110 gives it no meaning there.
  */
-const ALWAYS: ErrorName[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'SERVER_BUSY'];
+const ALWAYS: ErrorName[] = ['PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'SERVER_BUSY'];
 
 const seconds = { type: 'integer', minimum: 0 } as const;
 
