@@ -111,15 +111,15 @@ export function decimalsUpTo(max: number, { leadingZeros = false } = {}): string
   return `^${leadingZeros ? '0*' : ''}(?:${alternatives.join('|')})$`;
 }
 
+/** The longest string of digits read as an id (leading zeros included): longer ones are refused. */
+export const ID_DIGITS_MAX = 20;
+const ID_DIGITS = new RegExp(`^[0-9]{1,${ID_DIGITS_MAX}}$`);
+
 /**
  * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
  * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
  */
 export const toSafeId = (value: unknown): unknown => (typeof value === 'string' && ID_DIGITS.test(value) ? Number(value) : value);
-
-/** The longest string of digits read as an id (leading zeros included): longer ones are refused. */
-export const ID_DIGITS_MAX = 20;
-const ID_DIGITS = new RegExp(`^[0-9]{1,${ID_DIGITS_MAX}}$`);
 
 /** Whether `value` is an id as IsSafeId accepts it (after ToSafeId). */
 export const isSafeId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;

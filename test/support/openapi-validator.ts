@@ -43,6 +43,11 @@ export class OpenApiValidator {
     }
   }
 
+  /** Whether `value` conforms to the document's component schema `name` (a request body, say). */
+  conforms(name: string, value: unknown): boolean {
+    return this.validator(ref('components', 'schemas', name))(value) as boolean;
+  }
+
   /** The problems of `answer` against the document; empty when it conforms. */
   problems(answer: Answer): string[] {
     const path = answer.target.split('?')[0];
