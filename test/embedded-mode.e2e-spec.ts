@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -78,6 +78,27 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
                      (SELECT count(*)::int FROM reviewers WHERE role = 'admin') AS admins`);
     expect({ markets, admins }).toEqual({ markets: 4, admins: 1 });
     await second.close();
+  });
+
+  it('runs in a data folder whose parent is closed to other users (mode 0700), and opens it again', async () => {
+    // As root, PostgreSQL runs as the OS user postgres, which cannot traverse this parent.
+    const parent = await mkdtemp(join(tmpdir(), TEST_FOLDER_PREFIX));
+    const folder = join(parent, 'data');
+    try {
+      expect((await stat(parent)).mode & 0o777).toBe(0o700);
+      for (const start of ['first', 'again']) {
+        const database = await EmbeddedDatabase.start({ dataDir: folder });
+        const { default: pg } = await import('pg');
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        if (start === 'first') await client.query('CREATE TABLE kept (note text); INSERT INTO kept VALUES ($$written$$)');
+        expect((await client.query('SELECT note FROM kept')).rows).toEqual([{ note: 'written' }]);
+        await client.end();
+        await database.stop();
+      }
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 
   it('refuses a second server on a data folder in use, and leaves the running one alone', async () => {

