@@ -30,6 +30,7 @@ async function issueDemoKeys(): Promise<void> {
     throw new StartupError('demo keys exist only in the zero-setup mode (DATABASE_URL is set): issue keys through the admin API');
   }
   const dataDir = environment.EMBEDDED_DATA_DIR;
+  if (!EmbeddedDatabase.hasCluster(dataDir)) throw noDemoData(dataDir);
   const runningUrl = await EmbeddedDatabase.runningOn(dataDir);
   const embedded = runningUrl ? null : await EmbeddedDatabase.start({ dataDir });
   const dataSource = new DataSource(
@@ -46,7 +47,7 @@ async function issueDemoKeys(): Promise<void> {
     const audit = new AuditService(sql);
     const apiKey = await audit.record(ACTOR, async (manager) => {
       const [partner] = await sql.rows(DEMO_PARTNER, [DEMO_SOURCE], manager);
-      if (!partner) throw new StartupError(`there is no demo data in ${dataDir}: start the server once (npm start) to create it`);
+      if (!partner) throw noDemoData(dataDir);
       const { keyId, apiKey } = await issuePartnerKey(manager, partner.id);
       return { result: apiKey, audit: { action: 'key.issued', target: `partner:${DEMO_SOURCE}`, details: { key_id: Number(keyId) } } };
     });
@@ -67,6 +68,10 @@ async function issueDemoKeys(): Promise<void> {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
   }
+}
+
+function noDemoData(dataDir: string): StartupError {
+  return new StartupError(`there is no demo data in ${dataDir}: start the server once (npm start) to create it`);
 }
 
 issueDemoKeys().catch((error: unknown) => {
