@@ -127,6 +127,7 @@ describe('GET /admin/markets (and the dispute counts)', () => {
     [`?q=${'q'.repeat(257)}`, 'q must be a non-empty string of at most 256 characters'],
     ['?q=a%00', 'q must not contain NUL characters or unpaired surrogates'],
     ['?status=open&q=', 'status must be one of: monitoring, resolved, disputed, closed; q must be a non-empty string of at most 256 characters'],
+    ['?limit=0&cursor=A&z=1', 'z is not a known field; limit must be an integer from 1 to 100; cursor is not a cursor this service issued'],
   ])('4000 for %s', async (query, detail) => {
     expect(await get(query)).toEqual(invalid(detail));
   });

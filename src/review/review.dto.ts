@@ -160,6 +160,7 @@ export class PageQueryDto {
   @ApiProperty({ type: 'string', pattern: CURSOR_PATTERN, required: false })
   @IsOptional()
   @IsString({ message: '$property must be given once' })
+  @Matches(new RegExp(CURSOR_PATTERN), { message: '$property is not a cursor this service issued' })
   cursor?: string;
 }
 
