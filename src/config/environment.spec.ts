@@ -41,4 +41,15 @@ describe('validateEnvironment', () => {
   it('rejects a short admin master key', () => {
     expect(() => validateEnvironment({ ADMIN_MASTER_KEY: 'short' })).toThrow(/ADMIN_MASTER_KEY/);
   });
+
+  it('takes the admin master key trimmed, and refuses one no Bearer header can carry', () => {
+    const key = 'master-key-0123456789-abcdef';
+    expect(validateEnvironment({ ADMIN_MASTER_KEY: `  ${key}\n` }).ADMIN_MASTER_KEY).toBe(key);
+    expect(validateEnvironment({ ADMIN_MASTER_KEY: ' \n' }).ADMIN_MASTER_KEY).toBeUndefined();
+    for (const bad of ['correct horse battery staple 42', `${key}\tx`, `${key}é`]) {
+      expect(() => validateEnvironment({ ADMIN_MASTER_KEY: bad })).toThrow(
+        new StartupError('invalid configuration: ADMIN_MASTER_KEY=(hidden): must be printable ASCII without spaces (it is sent as a Bearer token)'),
+      );
+    }
+  });
 });

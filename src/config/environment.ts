@@ -6,6 +6,8 @@ const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 const emptyToUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
+const trimmedOrUndefined = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() || undefined : value;
 
 /**
  * Every environment variable the service reads, validated once at start.
@@ -45,10 +47,16 @@ export class Environment {
   @Max(600000)
   DB_STATEMENT_TIMEOUT_MS = 2000;
 
-  @Transform(emptyToUndefined)
+  /**
+   * Sent as a Bearer token, which HTTP trims and which holds no spaces: the key is taken
+   * trimmed (a secret file's trailing newline), and a space or a character a header cannot
+   * carry inside it is refused here rather than failing every sign-in later.
+   */
+  @Transform(trimmedOrUndefined)
   @IsOptional()
   @IsString()
   @MinLength(24, { message: 'must be at least 24 characters' })
+  @Matches(/^[\x21-\x7e]*$/, { message: 'must be printable ASCII without spaces (it is sent as a Bearer token)' })
   ADMIN_MASTER_KEY?: string;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
