@@ -117,15 +117,33 @@ function startSession(key: string, role: Role): void {
   void render();
 }
 
+/** The tab's session, resumed with the key it kept (a reload), or the sign-in form. */
 async function boot(): Promise<void> {
   const key = storedKey();
   if (!key) return signInView(root, null, startSession);
   try {
     startSession(key, await roleOf(key));
   } catch (error) {
-    forgetKey();
-    signInView(root, error instanceof ApiFailure ? error.message : 'Sign in again.', startSession);
+    // Only a key the service refuses is forgotten; when the key could not be checked (too many
+    // requests, the database or the network down), the session waits for another try.
+    if (error instanceof ApiFailure && error.code === 4012) signOut(error.message);
+    else notCheckedView(error);
   }
+}
+
+function notCheckedView(error: unknown): void {
+  const retry = h('button', { class: 'primary', attrs: { type: 'button' }, on: { click: () => void boot() } }, 'Try again');
+  replaceChildren(
+    root,
+    h(
+      'main',
+      { class: 'sign-in-page' },
+      h('h1', null, 'Back office'),
+      h('div', { class: 'notice notice-alert', attrs: { role: 'alert' } }, h('p', null, 'Your key could not be checked.'), ...failureLines(error)),
+      h('p', { class: 'actions' }, retry, ' ', h('button', { class: 'secondary', attrs: { type: 'button' }, on: { click: () => signOut('You are signed out.') } }, 'Sign out')),
+    ),
+  );
+  retry.focus();
 }
 
 void boot();
