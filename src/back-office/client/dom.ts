@@ -91,19 +91,34 @@ export function button(label: string, onClick: (event: MouseEvent) => void, name
 }
 
 /**
- * Runs `work` when `form` is submitted, in place of a navigation; a submission while the last
- * one is still at work is ignored (no double writes), and a failure goes to `fail`. The
- * button is not disabled meanwhile: a disabled button loses the keyboard focus.
+ * `work` as a handler that runs it once at a time: a call while the last one is still at work is
+ * ignored (no double writes), and a failure goes to `fail`.
  */
-export function whenSubmitted(form: HTMLFormElement, fail: (error: unknown) => void, work: () => Promise<void>): HTMLFormElement {
+function oneAtATime(work: () => Promise<void>, fail: (error: unknown) => void): () => void {
   let busy = false;
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
+  return () => {
     if (busy) return;
     busy = true;
     work()
       .catch(fail)
       .finally(() => (busy = false));
+  };
+}
+
+/**
+ * Runs `work` when `form` is submitted, in place of a navigation, once at a time. The button is
+ * not disabled meanwhile: a disabled button loses the keyboard focus.
+ */
+export function whenSubmitted(form: HTMLFormElement, fail: (error: unknown) => void, work: () => Promise<void>): HTMLFormElement {
+  const run = oneAtATime(work, fail);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    run();
   });
   return form;
+}
+
+/** A button that writes: `work` runs once at a time (a double click issues nothing twice). */
+export function writeButton(label: string, fail: (error: unknown) => void, work: () => Promise<void>, name?: string): HTMLButtonElement {
+  return button(label, oneAtATime(work, fail), name);
 }

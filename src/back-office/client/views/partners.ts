@@ -1,5 +1,5 @@
 import type { Context, View } from '../context';
-import { badge, button, field, h, replaceChildren, row, table, when, whenSubmitted } from '../dom';
+import { badge, button, field, h, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
 import { confirmAction } from './confirm';
 import { newKeyPanel } from './secret';
 
@@ -34,15 +34,11 @@ export const partnersView: View = async (context) => {
         partner.name,
         when(partner.created_at),
         keyList(context, partner, load),
-        button('Issue a key', () => {
-          context
-            .api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`)
-            .then(async (key) => {
-              await load();
-              showKey(`New key of ${partner.source}`, key.api_key, partner.source);
-              context.done(`Key ${key.key_id} issued for ${partner.source}.`);
-            })
-            .catch(context.fail);
+        writeButton('Issue a key', context.fail, async () => {
+          const key = await context.api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`);
+          await load();
+          showKey(`New key of ${partner.source}`, key.api_key, partner.source);
+          context.done(`Key ${key.key_id} issued for ${partner.source}.`);
         }, `Issue a key for ${partner.source}`),
       ),
     );
