@@ -132,6 +132,31 @@ describe('the back office page: an admin at work', () => {
     });
   });
 
+  it('pages through the markets the last Find found, whatever is typed since', async () => {
+    await seed.partner('globex', 'Globex');
+    await seed.partner('zeta', 'Zeta');
+    for (let i = 0; i < 21; i++) await seed.admin('post', '/admin/markets', { source: 'globex', slug: `globex-market-${i}` });
+    await seed.admin('post', '/admin/markets', { source: 'zeta', slug: 'zeta-market' }); // the newest: on page 1 until found away
+    await harness.run('markets-pages', async (page) => {
+      await signIn(page, adminKey);
+      await openSection(page, 'Markets');
+      await page.getByText('zeta-market').waitFor();
+      await page.getByLabel('Source', { exact: true }).fill('globex');
+      await page.getByRole('button', { name: 'Find' }).click();
+      await page.getByText('zeta-market').waitFor({ state: 'detached' });
+      await expect(page.locator('tbody tr').count()).resolves.toBe(20);
+
+      await page.getByLabel('Source', { exact: true }).fill('typed-not-found');
+      // A double click moves one page.
+      await page.getByRole('button', { name: 'Next page' }).dblclick();
+      await page.getByText('Page 2').waitFor();
+      await expect(page.locator('tbody tr').allTextContents()).resolves.toEqual([expect.stringContaining('globex-market-0')]);
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await page.getByText('Page 1').waitFor();
+      await expect(page.locator('tbody tr').first().textContent()).resolves.toContain('globex-market-20');
+    });
+  });
+
   it('shows a reviewer neither the admin sections nor the admin forms', async () => {
     const reviewerKey = await seed.reviewer('Rob', 'reviewer');
     await harness.run('reviewer-sections', async (page) => {

@@ -26,10 +26,13 @@ export const marketsView: View = async (context) => {
     selected.querySelector('h2')?.setAttribute('tabindex', '-1');
     selected.querySelector<HTMLElement>('h2')?.focus();
   };
+  // The filters as of the last Find: paging goes on with them, whatever is typed since.
+  const typed = () => ({ source: source.value.trim(), status: status.value, q: slug.value.trim() });
+  let filters = typed();
   const pager = new Pager(async (cursor) => {
     const page = await context.api<{ markets: MarketItem[]; next_cursor: string | null }>(
       'GET',
-      `/admin/markets${query({ source: source.value.trim(), status: status.value, q: slug.value.trim(), limit: PAGE_SIZE, cursor })}`,
+      `/admin/markets${query({ ...filters, limit: PAGE_SIZE, cursor })}`,
     );
     const rows = page.markets.map((market) =>
       row(
@@ -60,6 +63,7 @@ export const marketsView: View = async (context) => {
   );
   whenSubmitted(find, context.fail, async () => {
     replaceChildren(selected);
+    filters = typed();
     await pager.first();
     context.done('');
   });

@@ -9,6 +9,8 @@ export class Pager {
   private readonly before: (string | null)[] = [];
   private cursor: string | null = null;
   private next: string | null = null;
+  /** A page is loading: another step waits for it (a double click moves one page). */
+  private loading = false;
 
   constructor(
     private readonly loadPage: (cursor: string | null) => Promise<string | null>,
@@ -28,15 +30,19 @@ export class Pager {
   }
 
   private go(step: 'previous' | 'next'): void {
+    if (this.loading) return;
+    this.loading = true;
     const target = step === 'next' ? this.next : this.before[this.before.length - 1];
     if (step === 'next') this.before.push(this.cursor);
     else this.before.pop();
-    this.show(target ?? null).catch((error: unknown) => {
-      // Stay where we were: the page on screen is still the one the cursors describe.
-      if (step === 'next') this.before.pop();
-      else this.before.push(target ?? null);
-      this.fail(error);
-    });
+    this.show(target ?? null)
+      .catch((error: unknown) => {
+        // Stay where we were: the page on screen is still the one the cursors describe.
+        if (step === 'next') this.before.pop();
+        else this.before.push(target ?? null);
+        this.fail(error);
+      })
+      .finally(() => (this.loading = false));
   }
 
   private draw(): void {
