@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import pg from 'pg';
+import { type HttpHead, parseHead } from './support/http-head';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const error = (code: number, msg: string, detail = msg) => ({ code, msg, detail });
@@ -30,6 +33,30 @@ describe('the envelope around everything', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual(error(4044, 'not found'));
     expect(response.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('takes a request of 100 header fields, and answers 4130 to one of more', async () => {
+    const server = t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port } = server.address() as AddressInfo;
+    const withFields = (count: number) =>
+      new Promise<{ head: HttpHead; body: unknown }>((answered, failed) => {
+        let request = 'GET /oracle/markets/nope HTTP/1.1\r\nHost: a\r\nConnection: close\r\n';
+        for (let i = 2; i < count; i++) request += `x-filler-${i}: f\r\n`;
+        const socket = connect(port, '127.0.0.1', () => socket.write(`${request}\r\n`));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', failed);
+        socket.on('end', () => {
+          const answer = Buffer.concat(chunks);
+          const blank = answer.indexOf('\r\n\r\n');
+          answered({ head: parseHead(answer.subarray(0, blank)), body: JSON.parse(answer.subarray(blank + 4).toString()) });
+        });
+      });
+    expect((await withFields(100)).body).toEqual(error(4044, 'not found'));
+    const refused = await withFields(101);
+    expect(refused.body).toEqual(error(4130, 'payload too large', 'request headers too large'));
+    expect(refused.head.headers.connection).toBe('close');
   });
 
   it('4130 for a body over 64 KiB, after authentication', async () => {

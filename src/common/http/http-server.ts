@@ -3,6 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Environment } from '../../config/environment';
 
+/** Header fields a request may have (no client of this service sends near as many). */
+export const MAX_HEADERS_COUNT = 100;
+
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
 const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 
@@ -52,6 +55,10 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     // body of a request the guards may refuse. It is sent once they let it in (JsonBodyInterceptor).
     server.on('checkContinue', listener);
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
+    // A request with more header fields than this is refused by the parser as it reads them
+    // (4130, ProtocolErrors), where Node's default takes 2,000: a thousand tiny header lines
+    // held ~100 KB per request, and 2,000 such requests at once exhausted the heap.
+    server.maxHeadersCount = MAX_HEADERS_COUNT;
     this.setHttpServer(server);
   }
 }
