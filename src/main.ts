@@ -3,6 +3,10 @@ import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { validateEnvironment } from './config/environment';
 import { StartupError, startupNotice } from './config/startup-error';
+import type { ExpressAdapterWithDeadlines } from './common/http/http-server';
+
+/** How long the shutdown may still take once the grace is over and every connection is closed. */
+const FINAL_SHUTDOWN_MS = 5_000;
 
 async function bootstrap(): Promise<void> {
   const environment = validateEnvironment(process.env);
@@ -14,13 +18,21 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   logger.log(`listening on port ${environment.PORT}`);
 
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS),
-  // close the pool and the embedded database (shutdown hooks), exit 0.
+  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS;
+  // keep-alive connections are closed as their answers go out), close the pool and the
+  // embedded database (shutdown hooks), exit 0. Past the grace, the connections still open are
+  // closed and the shutdown goes on; exit 1 only if it then does not end within a few seconds.
   const shutdown = (signal: string) => {
     logger.log(`${signal} received: draining in-flight requests, then stopping`);
+    const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
+    adapter.drain();
     const deadline = setTimeout(() => {
-      logger.warn(`in-flight requests still running after ${environment.SHUTDOWN_GRACE_MS} ms: exiting anyway`);
-      process.exit(1);
+      logger.warn(`requests still in progress after ${environment.SHUTDOWN_GRACE_MS} ms: closing their connections`);
+      adapter.closeAllConnections();
+      setTimeout(() => {
+        logger.error('the shutdown did not end after the connections were closed: exiting');
+        process.exit(1);
+      }, FINAL_SHUTDOWN_MS).unref();
     }, environment.SHUTDOWN_GRACE_MS);
     deadline.unref();
     app.close().then(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { lockMarket } from './support/hostile';
@@ -7,8 +8,9 @@ import { disputeBody, type SeededMarket } from './support/seed';
 import type { ServerProcess } from './support/server-process';
 
 /**
- * SIGTERM with a request in flight: the server stops accepting connections, lets the request
- * finish (here: a dispute submission blocked on a market row lock the test holds), and exits 0.
+ * SIGTERM with a request in flight: the server stops accepting connections, answers what
+ * keep-alive clients send from then on with Connection: close, lets the request finish (here: a dispute submission blocked on a
+ * market row lock the test holds), and exits 0.
  */
 describe('faults: SIGTERM with a request in flight', () => {
   let postgres: FaultPostgres;
@@ -53,12 +55,27 @@ describe('faults: SIGTERM with a request in flight', () => {
         await sleep(10);
       }
 
+      // A keep-alive client with a request in progress too: a second dispute on the locked market.
+      const kept = connect(s.port, '127.0.0.1');
+      kept.on('error', () => undefined);
+      let keptAnswers = '';
+      kept.on('data', (chunk: Buffer) => (keptAnswers += chunk.toString('latin1')));
+      const keptClosed = new Promise<void>((closed) => kept.once('close', () => closed()));
+      const body = JSON.stringify(disputeBody(market.id));
+      kept.write(
+        `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: a\r\nx-api-key: ${market.apiKey}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await sleep(100);
+
       const termAt = performance.now();
       s.signal('SIGTERM');
       await sleep(300);
 
       // Still running: it waits for the in-flight request...
       expect(s.running).toBe(true);
+      // A request the keep-alive client sends now is answered, with Connection: close.
+      kept.write('GET /oracle/markets/nope HTTP/1.1\r\nHost: a\r\n\r\n');
       // ...but no longer accepts connections.
       const probe = await s.http.request('GET', '/health/live', { freshConnection: true, timeoutMs: 1_000 });
       expect({ status: probe.status, error: probe.error }).toEqual({ status: 0, error: 'ECONNREFUSED' });
@@ -73,6 +90,11 @@ describe('faults: SIGTERM with a request in flight', () => {
       const response = await inFlight;
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ code: 0, msg: 'success', data: { dispute_id: expect.any(Number) } });
+
+      await keptClosed;
+      const heads = keptAnswers.split(/(?=HTTP\/1\.1 )/);
+      expect(heads).toHaveLength(2);
+      expect(heads[1]).toMatch(/^HTTP\/1\.1 200 [^]*\r\nconnection: close\r\n[^]*"code":4044/i);
 
       const exit = await s.waitExit(5_000);
       if (!exit) throw new Error(`the server did not exit within 5 s of the lock's release\n${s.logs()}`);

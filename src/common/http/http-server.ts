@@ -1,5 +1,5 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Environment } from '../../config/environment';
 
@@ -18,6 +18,7 @@ const IDLE_SOCKET_TIMEOUT_MS = 60_000;
  */
 export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private admits: (socket: Socket) => boolean = (socket) => !socket.destroyed;
+  private draining = false;
 
   constructor(private readonly environment: Environment) {
     super();
@@ -31,11 +32,31 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     this.admits = admits;
   }
 
+  /**
+   * Shutting down: every answer from now on closes its connection, and connections with nothing
+   * in progress are closed as they become idle, so that keep-alive clients leave once their
+   * requests are answered instead of sending more (the server itself stops accepting when the
+   * application closes it).
+   */
+  drain(): void {
+    this.draining = true;
+    const server = this.getHttpServer() as Server;
+    server.closeIdleConnections();
+    setInterval(() => server.closeIdleConnections(), 100).unref();
+  }
+
+  /** Past the shutdown's grace: every connection still open is closed, its requests cut off. */
+  closeAllConnections(): void {
+    (this.getHttpServer() as Server).closeAllConnections();
+  }
+
   override initHttpServer(): void {
     const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
     const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
     const listener = (req: IncomingMessage, res: ServerResponse) => {
-      if (this.admits(req.socket)) app(req, res);
+      if (!this.admits(req.socket)) return;
+      if (this.draining) res.setHeader('Connection', 'close');
+      app(req, res);
     };
     const server = createServer(
       {
