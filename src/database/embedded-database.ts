@@ -51,12 +51,11 @@ export class EmbeddedDatabase {
       const runAs = await postgresOsUser(onInfo);
       const binaries = await postgresBinaries(runAs, onInfo);
       const cluster = clusterFolder(dataDir, runAs);
-      const clusterDir = cluster.path;
       const passwordFile = join(dataDir, 'postgres.password');
       let password: string;
       if (EmbeddedDatabase.hasCluster(dataDir)) {
         password = await readPassword(passwordFile);
-        const leftover = await stopLeftover(clusterDir);
+        const leftover = await stopLeftover(cluster.path);
         if (leftover !== null) onInfo(`recovered the data folder: stopped the embedded PostgreSQL (pid ${leftover}) left running by a server that was killed`);
       } else {
         password = randomBytes(18).toString('base64url');
@@ -66,7 +65,7 @@ export class EmbeddedDatabase {
       const port = options.port ?? (await freePort());
       const server = await PostgresProcess.start(binaries.postgres, cluster, port, runAs, options.onDebug ?? (() => undefined));
       const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-      return new EmbeddedDatabase(server, lock, url, clusterDir);
+      return new EmbeddedDatabase(server, lock, url, cluster.path);
     } catch (error) {
       await lock.release();
       throw error;
@@ -75,7 +74,7 @@ export class EmbeddedDatabase {
 
   /** Whether `dataDir` holds a cluster (a server started on it once). */
   static hasCluster(dataDir: string): boolean {
-    return existsSync(join(resolve(dataDir), 'postgres', 'PG_VERSION'));
+    return existsSync(join(clusterDirOf(dataDir), 'PG_VERSION'));
   }
 
   /**
@@ -85,7 +84,7 @@ export class EmbeddedDatabase {
   static async runningOn(dataDir: string): Promise<string | null> {
     const folder = resolve(dataDir);
     if ((await DataFolderLock.holder(folder)) === null) return null;
-    const pidFile = (await readFile(join(folder, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+    const pidFile = (await readFile(join(clusterDirOf(folder), 'postmaster.pid'), 'utf8')).split('\n');
     const password = await readPassword(join(folder, 'postgres.password'));
     return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pidFile[3].trim()}/postgres`;
   }
@@ -96,6 +95,9 @@ export class EmbeddedDatabase {
     await this.lock.release();
   }
 }
+
+/** Where the cluster of `dataDir` lives. */
+const clusterDirOf = (dataDir: string): string => join(resolve(dataDir), 'postgres');
 
 async function createFolder(dataDir: string): Promise<void> {
   try {
@@ -138,7 +140,7 @@ async function createCluster(program: string, dataDir: string, cluster: ClusterF
 function clusterFolder(dataDir: string, runAs: OsUser | null): ClusterFolder {
   const entered = runAs !== null && !userCan(runAs, '-x', dataDir);
   if (entered && !canEnterClusterFolder()) throw unreachable(dataDir, runAs);
-  return { path: join(dataDir, 'postgres'), entered };
+  return { path: clusterDirOf(dataDir), entered };
 }
 
 function unreachable(dataDir: string, runAs: OsUser): StartupError {

@@ -10,6 +10,8 @@ export const DEFAULT_PAGE_SIZE = 20;
  */
 export const CURSOR_PATTERN = '^[0-9a-z]{1,12}$';
 const CURSOR = new RegExp(CURSOR_PATTERN);
+/** What a token that is no cursor of this service is told (after the field's name). */
+export const NOT_A_CURSOR = 'is not a cursor this service issued';
 
 /**
  * Keyset cursors: a token naming the last row id a page showed, in base 36. Clients pass back
@@ -20,7 +22,7 @@ export function encodeCursor(lastId: string | number): string {
 }
 
 export function decodeCursor(cursor: string): string {
-  if (!CURSOR.test(cursor)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'cursor is not a cursor this service issued');
+  if (!CURSOR.test(cursor)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `cursor ${NOT_A_CURSOR}`);
   let id = 0n;
   for (const digit of cursor) id = id * 36n + BigInt(Number.parseInt(digit, 36));
   return id.toString();

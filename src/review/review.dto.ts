@@ -21,7 +21,7 @@ import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText,
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from '../markets/market-state';
-import { CURSOR_PATTERN } from './cursor';
+import { CURSOR_PATTERN, NOT_A_CURSOR } from './cursor';
 
 /** A partner source: it appears in paths. */
 export const SOURCE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
@@ -160,7 +160,7 @@ export class PageQueryDto {
   @ApiProperty({ type: 'string', pattern: CURSOR_PATTERN, required: false })
   @IsOptional()
   @IsString({ message: '$property must be given once' })
-  @Matches(new RegExp(CURSOR_PATTERN), { message: '$property is not a cursor this service issued' })
+  @Matches(new RegExp(CURSOR_PATTERN), { message: `$property ${NOT_A_CURSOR}` })
   cursor?: string;
 }
 
