@@ -778,8 +778,10 @@ describe('fuzzing the partner and admin routes', () => {
     const cursors = () => {
       const ids = [...state.tables.disputes.keys(), ...state.tables.audit_events.keys()];
       const encode = (id: bigint | string) => BigInt(id).toString(36);
+      const queuePlaces = [...state.tables.disputes.values()].map((row) => BigInt(row.id as string) * 2n + (row.status === 'closed' ? 1n : 0n));
       return fc.oneof(
         fc.constantFrom(...ids).map(encode),
+        fc.constantFrom(...queuePlaces).map(encode),
         fc.constantFrom('0', '00', 'z'.repeat(12), 'z'.repeat(13), '1'.repeat(13), 'Z', '-1', '%201', '1%20', '1%00', 'aWQ6MQ', ''),
         fc.bigInt({ min: 1n, max: 36n ** 13n }).map(encode),
         wireText(['&', '=']),
@@ -1140,7 +1142,12 @@ describe('fuzzing the partner and admin routes', () => {
         const rows =
           call.route === 'listDisputes'
             ? disputes()
-                .filter((row) => (page.status === undefined || row.status === page.status) && BigInt(row.id as string) > BigInt(page.cursor ?? 0))
+                .map((row) => ({ id: BigInt(row.id as string), closed: row.status === 'closed' ? 1n : 0n }))
+                .filter((row) => page.status === undefined || row.closed === (page.status === 'closed' ? 1n : 0n))
+                // open before closed, each by id; a cursor names a place as id * 2 + closed
+                .map((row) => ({ ...row, place: row.closed * 2n ** 64n + row.id }))
+                .filter((row) => page.cursor === undefined || row.place > (BigInt(page.cursor) % 2n) * 2n ** 64n + BigInt(page.cursor) / 2n)
+                .sort((a, b) => (a.place < b.place ? -1 : 1))
                 .map((row) => Number(row.id))
             : [...state.tables.audit_events.values()]
                 .filter((row) => page.cursor === undefined || BigInt(row.id as string) < BigInt(page.cursor))

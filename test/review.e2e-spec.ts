@@ -446,15 +446,16 @@ describe('review back office (/admin)', () => {
       expect(events[0].count).toBe(1);
     });
 
-    it('lists the queue oldest first with cursors that stay correct while disputes arrive', async () => {
+    /** Closes every open dispute, then files `count` new ones for a new partner: their ids. */
+    async function freshQueue(source: string, count: number) {
       await t.dataSource.query(
         `UPDATE disputes SET status = 'closed', decision_type = 'keep', partner_final_verdict = 'YES',
            decision_reason = 'cleanup', decided_at = now(), decided_by = 'test' WHERE status = 'open'`,
       );
-      const partner = (await master.post('/admin/partners', { source: 'queue', name: 'Queue' })).body.data;
+      const partner = (await master.post('/admin/partners', { source, name: 'Queue' })).body.data;
       const filed: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const market = (await master.post('/admin/markets', { source: 'queue', slug: `q-${i}` })).body.data;
+      for (let i = 0; i < count; i++) {
+        const market = (await master.post('/admin/markets', { source, slug: `q-${i}` })).body.data;
         await master.post(`/admin/markets/${market.id}/resolve`, {
           verdict: 'YES',
           confidence: 'HIGH',
@@ -462,8 +463,12 @@ describe('review back office (/admin)', () => {
           proofs: [{ chain: 'base', tx_hash: '0x1' }],
         });
         filed.push(await fileDispute(partner.api_key, market.id));
-        if (i === 3) break;
       }
+      return { partner, filed };
+    }
+
+    it('lists the queue oldest first with cursors that stay correct while disputes arrive', async () => {
+      const { partner, filed } = await freshQueue('queue', 4);
       const page1 = await master.get('/admin/disputes?status=open&limit=2');
       expect(page1.body.data.disputes.map((d: { id: number }) => d.id)).toEqual(filed.slice(0, 2));
       expect(page1.body.data.next_cursor).toEqual(expect.any(String));
@@ -485,6 +490,38 @@ describe('review back office (/admin)', () => {
 
       const closed = await master.get('/admin/disputes?status=closed&limit=100');
       expect(closed.body.data.disputes.every((d: { status: string }) => d.status === 'closed')).toBe(true);
+    });
+
+    it('lists open disputes before closed ones when no status is given, each oldest first', async () => {
+      const { filed } = await freshQueue('queue-all', 4);
+      const [decidedFirst, open1, open2, decidedBetweenPages] = filed;
+      await master.post(`/admin/disputes/${decidedFirst}/decision`, { type: 'keep', reason_text: 'Correct.' });
+      const closedIds = async () =>
+        (await t.dataSource.query(`SELECT id FROM disputes WHERE status = 'closed' ORDER BY id`)).map((row: { id: string }) => Number(row.id));
+
+      const page1 = await master.get('/admin/disputes?limit=2');
+      expect(page1.body.data.disputes.map((d: { id: number }) => d.id)).toEqual([open1, open2]);
+
+      // Decided after the first page: not skipped, it shows again among the closed ones.
+      await master.post(`/admin/disputes/${open2}/decision`, { type: 'keep', reason_text: 'Correct.' });
+      const page2 = await master.get(`/admin/disputes?limit=1&cursor=${page1.body.data.next_cursor}`);
+      expect(page2.body.data.disputes.map((d: { id: number }) => d.id)).toEqual([decidedBetweenPages]);
+      const rest = await master.get(`/admin/disputes?limit=100&cursor=${page2.body.data.next_cursor}`);
+      expect(rest.body.data.next_cursor).toBeNull();
+      expect(rest.body.data.disputes.map((d: { id: number }) => d.id)).toEqual(await closedIds());
+      expect(rest.body.data.disputes.map((d: { id: number }) => d.id)).toEqual(expect.arrayContaining([decidedFirst, open2]));
+
+      // A whole list in small pages: every dispute once, open ones first.
+      const seen: { id: number; status: string }[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { data: { disputes: { id: number; status: string }[]; next_cursor: string | null } } } =
+          await master.get(`/admin/disputes?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...page.body.data.disputes);
+        cursor = page.body.data.next_cursor;
+      } while (cursor);
+      expect(seen.map((d) => d.id)).toEqual([open1, decidedBetweenPages, ...(await closedIds())]);
+      expect(seen.map((d) => d.status).slice(0, 2)).toEqual(['open', 'open']);
     });
 
     it('4000 for a bad status, limit, cursor or unknown query parameter', async () => {

@@ -2,18 +2,18 @@
 export const PAGE_BYTES = 256 * 1024;
 
 /**
- * A page query cut where its items pass PAGE_BYTES of JSON: `pageSql` selects `id` and `item`
- * (JSON), ordered by id and limited to one row more than the page; the rows kept are those that
- * begin before the budget is spent (so at least one), and each tells how many the page query
- * found. A hundred records of the longest texts the API takes are ~9 MB: a few such pages at
- * once took more than the heap.
+ * A page query cut where its items pass PAGE_BYTES of JSON: `pageSql` selects `item` (JSON) and
+ * the columns `orderBy` names (e.g. `id DESC`), ordered so and limited to one row more than the
+ * page; the rows kept are those that begin before the budget is spent (so at least one), and
+ * each tells how many the page query found. A hundred records of the longest texts the API takes
+ * are ~9 MB: a few such pages at once took more than the heap.
  */
-export function boundedPage(pageSql: string, order: 'ASC' | 'DESC'): string {
+export function boundedPage(pageSql: string, orderBy: string): string {
   return `SELECT item, found FROM (
-    SELECT id, item, count(*) OVER () AS found,
-      sum(octet_length(item::text)) OVER (ORDER BY id ${order} ROWS UNBOUNDED PRECEDING) - octet_length(item::text) AS before
+    SELECT *, count(*) OVER () AS found,
+      sum(octet_length(item::text)) OVER (ORDER BY ${orderBy} ROWS UNBOUNDED PRECEDING) - octet_length(item::text) AS before
     FROM (${pageSql}) page) sized
-  WHERE before < ${PAGE_BYTES} ORDER BY id ${order}`;
+  WHERE before < ${PAGE_BYTES} ORDER BY ${orderBy}`;
 }
 
 /** The items of a bounded page of `limit`, and whether more follow (past the limit or the budget). */

@@ -11,6 +11,7 @@ import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-Review
 import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-PublicMarketChanges';
 import { FileDisputeFunction1764000000000 } from './migrations/1764000000000-FileDisputeFunction';
 import { UniqueReviewerNames1764100000000 } from './migrations/1764100000000-UniqueReviewerNames';
+import { DisputeQueueOrder1764200000000 } from './migrations/1764200000000-DisputeQueueOrder';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   PublicMarketChanges1763900000000,
   FileDisputeFunction1764000000000,
   UniqueReviewerNames1764100000000,
+  DisputeQueueOrder1764200000000,
 ];
 
 export interface DatabaseSettings {

@@ -33,24 +33,33 @@ const CLOSE_DISPUTE = statement(`
   WHERE id = $1`);
 const ADMIN_DISPUTE_BY_ID = statement<{ item: AdminDispute }>(`SELECT ${ADMIN_DISPUTE_JSON} AS item
   FROM disputes d JOIN markets m ON m.id = d.market_id WHERE d.id = $1`);
-// Oldest first, by id: keyset pagination on the primary key stays stable while disputes arrive.
+// Open disputes before closed ones, each oldest first: a place in the queue is (closed, id),
+// the keyset of ix_disputes_queue. $1..$2 is the range of `closed` listed (both, or one status);
+// ($3, $4) is the place the page starts after. Disputes only ever go from open to closed, so a
+// page never skips one; one decided between pages shows again among the closed.
 const DISPUTE_QUEUE = statement<{ item: AdminDispute; found: string }>(
   boundedPage(
-    `SELECT d.id, ${ADMIN_DISPUTE_JSON} AS item
+    `SELECT d.status = 'closed' AS closed, d.id, ${ADMIN_DISPUTE_JSON} AS item
     FROM disputes d JOIN markets m ON m.id = d.market_id
-    WHERE ($1::text IS NULL OR d.status = $1) AND d.id > $2
-    ORDER BY d.id LIMIT $3`,
-    'ASC',
+    WHERE (d.status = 'closed') BETWEEN $1 AND $2 AND (d.status = 'closed', d.id) > ($3, $4)
+    ORDER BY d.status = 'closed', d.id LIMIT $5`,
+    'closed, id',
   ),
 );
 const COUNTS_BY_STATUS = statement<{ status: DisputeStatus; count: number }>(
   'SELECT status, count(*)::int AS count FROM disputes GROUP BY status',
 );
 
+/** A place in the review queue, which lists open disputes before closed ones, each oldest first. */
+export interface QueuePlace {
+  closed: boolean;
+  id: string;
+}
+
 export interface DisputeQueuePage {
   status?: DisputeStatus;
-  /** Only disputes with a larger id (the keyset cursor). */
-  afterId?: string;
+  /** Only disputes after this place (the keyset cursor). */
+  after?: QueuePlace;
   limit: number;
 }
 
@@ -123,7 +132,10 @@ export class DisputesService {
 
   /** One page of the review queue (at most PAGE_BYTES of it), plus whether more follow. */
   async listAdminDisputes(page: DisputeQueuePage): Promise<{ disputes: AdminDispute[]; hasMore: boolean }> {
-    const rows = await this.sql.rows(DISPUTE_QUEUE, [page.status ?? null, page.afterId ?? '0', page.limit + 1]);
+    const from = page.status === 'closed';
+    const to = page.status !== 'open';
+    const after = page.after ?? { closed: from, id: '0' };
+    const rows = await this.sql.rows(DISPUTE_QUEUE, [from, to, after.closed, after.id, page.limit + 1]);
     const { items, hasMore } = pageOf(rows, page.limit);
     return { disputes: items, hasMore };
   }

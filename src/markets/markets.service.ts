@@ -46,7 +46,7 @@ const MARKET_LIST = adHocStatement<{ item: MarketItem; found: string }>(
     AND ($3::text IS NULL OR m.slug ILIKE $3 ESCAPE '\\')
     AND ($4::bigint IS NULL OR m.id < $4)
   ORDER BY m.id DESC LIMIT $5`,
-    'DESC',
+    'id DESC',
   ),
 );
 

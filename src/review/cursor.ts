@@ -1,4 +1,5 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import type { QueuePlace } from '../disputes/disputes.service';
 
 /** A page's size when the query names none. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -33,7 +34,26 @@ export function idAfterCursor(cursor: string | undefined): string | undefined {
   return cursor === undefined ? undefined : decodeCursor(cursor);
 }
 
-/** The `next_cursor` of a page: the last row's id while more rows follow, else null. */
-export function nextCursor(rows: readonly { id: string | number }[], hasMore: boolean): string | null {
-  return hasMore && rows.length > 0 ? encodeCursor(rows[rows.length - 1].id) : null;
+/** The `next_cursor` of a page: its last row's place while more rows follow, else null. */
+export function nextCursor<Row extends { id: string | number }>(
+  rows: readonly Row[],
+  hasMore: boolean,
+  encode: (last: Row) => string = (last) => encodeCursor(last.id),
+): string | null {
+  return hasMore && rows.length > 0 ? encode(rows[rows.length - 1]) : null;
+}
+
+/**
+ * The dispute queue's cursors name a place in it (open before closed, then id) as one number:
+ * the id times two, plus one among the closed.
+ */
+export function encodeQueueCursor(last: { id: string | number; status: string }): string {
+  return (BigInt(last.id) * 2n + (last.status === 'closed' ? 1n : 0n)).toString(36);
+}
+
+/** The place in the dispute queue a query's optional `cursor` names (4000 for one not issued). */
+export function queuePlaceAfterCursor(cursor: string | undefined): QueuePlace | undefined {
+  if (cursor === undefined) return undefined;
+  const place = BigInt(decodeCursor(cursor));
+  return { closed: place % 2n === 1n, id: (place / 2n).toString() };
 }

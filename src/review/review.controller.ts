@@ -7,7 +7,7 @@ import { ParseIdPipe } from '../common/validation';
 import { SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { AuditService } from './audit.service';
 import { BackOfficeService } from './back-office.service';
-import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from './cursor';
+import { DEFAULT_PAGE_SIZE, encodeQueueCursor, idAfterCursor, nextCursor, queuePlaceAfterCursor } from './cursor';
 import {
   CreateMarketDto,
   CreatePartnerDto,
@@ -151,14 +151,14 @@ export class ReviewController {
 
   @Get('disputes')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue, oldest first, filtered by status', READ)
+  @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
       status: query.status,
-      afterId: idAfterCursor(query.cursor),
+      after: queuePlaceAfterCursor(query.cursor),
       limit: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    return { disputes, next_cursor: nextCursor(disputes, hasMore) };
+    return { disputes, next_cursor: nextCursor(disputes, hasMore, encodeQueueCursor) };
   }
 
   // Declared before disputes/:id, which would otherwise take `counts` for an id.

@@ -166,7 +166,7 @@ export class PageQueryDto {
 
 export class DisputeQueueQueryDto extends PageQueryDto {
   /**
-   * Only disputes in this status (all when omitted).
+   * Only disputes in this status (all when omitted: the open ones first).
    * @example "open"
    */
   @IsOptional()
