@@ -52,4 +52,17 @@ describe('validateEnvironment', () => {
       );
     }
   });
+
+  it('takes CORS origins as browsers send them, and refuses what no Origin header can match', () => {
+    const origins = 'https://app.example.com, http://localhost:8080,https://[::1]:3001';
+    expect(validateEnvironment({ CORS_ORIGINS: origins }).CORS_ORIGINS).toBe(origins);
+    expect(validateEnvironment({ CORS_ORIGINS: ' ' }).CORS_ORIGINS).toBeUndefined();
+    for (const bad of ['notanorigin', 'https://app.example.com/', 'https://app.example.com/path', 'https://app.example.com:443', '*', 'HTTPS://App.example.com', 'https://ok.example,app.example.com']) {
+      expect(() => validateEnvironment({ CORS_ORIGINS: bad })).toThrow(
+        new StartupError(
+          `invalid configuration: CORS_ORIGINS=${JSON.stringify(bad)}: must be comma-separated origins as browsers send them, such as https://app.example.com or http://localhost:8080 (no path, no trailing slash, no default port)`,
+        ),
+      );
+    }
+  });
 });

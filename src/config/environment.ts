@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import { StartupError } from './startup-error';
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -8,6 +8,13 @@ const emptyToUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 const trimmedOrUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim() || undefined : value;
+
+/** The items of a comma-separated setting, trimmed, empty ones dropped. */
+export const itemsOf = (list: string | undefined): string[] =>
+  (list ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+
+/** An origin as a browser's Origin header carries it (scheme, host, port only): the only form CORS can match. */
+const isOrigin = (text: string) => URL.canParse(text) && new URL(text).origin === text;
 
 /**
  * Every environment variable the service reads, validated once at start.
@@ -180,7 +187,14 @@ export class Environment {
   /** Comma-separated origins allowed by CORS; unset: CORS off. */
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsString()
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: (value) => typeof value === 'string' && itemsOf(value).every(isOrigin),
+      defaultMessage: () =>
+        'must be comma-separated origins as browsers send them, such as https://app.example.com or http://localhost:8080 (no path, no trailing slash, no default port)',
+    },
+  })
   CORS_ORIGINS?: string;
 
   @Transform(toInt)

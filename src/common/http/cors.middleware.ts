@@ -2,15 +2,12 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Environment } from '../../config/environment';
+import { type Environment, itemsOf } from '../../config/environment';
 import type { SuccessEnvelope } from '../error-catalogue';
 
 /** The origins CORS_ORIGINS allows, or none: CORS off. */
 export function corsOrigins(config: ConfigService<Environment, true>): string[] {
-  return (config.get('CORS_ORIGINS', { infer: true }) ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  return itemsOf(config.get('CORS_ORIGINS', { infer: true }));
 }
 
 /** A preflight's answer: the CORS headers say what is allowed; the body is the envelope of every answer. */
