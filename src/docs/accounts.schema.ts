@@ -3,7 +3,7 @@
  * responses.schema.ts: the swagger CLI plugin reads the property types and comments).
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { Int64 } from './responses.schema';
+import { Int64, NextCursor } from './responses.schema';
 
 export class CreatedReviewer {
   /** @example 3 */
@@ -162,9 +162,9 @@ export class AuditEvent {
 }
 
 export class AuditPage {
-  /** Newest first. */
+  @ApiProperty({ type: () => [AuditEvent], description: 'Newest first.' })
   events: AuditEvent[];
 
-  /** @example "aWQ6NDI" */
+  @NextCursor('16')
   next_cursor: string | null;
 }

@@ -6,9 +6,20 @@
  * audit: accounts.schema.ts.
  */
 import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { CURSOR_PATTERN } from '../review/cursor';
 
 /** Ids are PostgreSQL bigints, sent as JSON integers. */
 export const Int64 = () => ApiProperty({ type: 'integer', format: 'int64' });
+
+/** A page's `next_cursor`, of the form the `cursor` parameter takes. */
+export const NextCursor = (example: string) =>
+  ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: CURSOR_PATTERN,
+    example,
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+  });
 
 export class ErrorEnvelope {
   /**
@@ -142,13 +153,10 @@ export class PublicMarketData {
 }
 
 export class MarketList {
-  /** Newest first (by id). */
+  @ApiProperty({ type: () => [MarketItem], description: 'Newest first (by id).' })
   markets: MarketItem[];
 
-  /**
-   * Pass as `cursor` for the next page; null on the last page.
-   * @example "aWQ6Mg"
-   */
+  @NextCursor('2s')
   next_cursor: string | null;
 }
 
@@ -193,20 +201,19 @@ export class AdminDispute extends OmitType(DisputeItem, ['decision'] as const) {
 }
 
 export class DisputeQueue {
-  /** Oldest first. */
+  @ApiProperty({ type: () => [AdminDispute], description: 'Open disputes before closed ones, each oldest first.' })
   disputes: AdminDispute[];
 
-  /**
-   * Pass as `cursor` for the next page; null on the last page.
-   * @example "aWQ6MTc"
-   */
+  @NextCursor('y')
   next_cursor: string | null;
 }
 
 export class DisputeCounts {
   /** @example 3 */
+  @ApiProperty({ type: 'integer' })
   open: number;
 
   /** @example 41 */
+  @ApiProperty({ type: 'integer' })
   closed: number;
 }
