@@ -119,6 +119,7 @@ describe('GET /admin/markets (and the dispute counts)', () => {
     ['?limit=ten', 'limit must be an integer from 1 to 100'],
     ['?cursor=ZZZ', 'cursor is not a cursor this service issued'],
     ['?sort=asc', 'sort is not a known field'],
+    ['?=x', '"" is not a known field'],
     ['?source=', 'source must be a non-empty string of at most 64 characters'],
     ['?source=%20%20', 'source must be a non-empty string of at most 64 characters'],
     [`?source=${'s'.repeat(65)}`, 'source must be a non-empty string of at most 64 characters'],

@@ -202,6 +202,8 @@ describe('review back office (/admin)', () => {
       await master.post('/admin/partners', { source: 'umbrella', name: 'Umbrella' });
       expect((await master.post('/admin/partners/umbrella/keys', { label: 'ci' })).body).toEqual(unknown('label'));
       expect((await master.post('/admin/partners/umbrella/keys?label=ci')).body).toEqual(unknown('label'));
+      expect((await master.post('/admin/partners/umbrella/keys', { '': 1 })).body).toEqual(unknown('""'));
+      expect((await master.post('/admin/partners/umbrella/keys?=1')).body).toEqual(unknown('""'));
       expect((await master.post('/admin/partners/umbrella/keys', [])).body.code).toBe(4001);
       expect((await master.post('/admin/partners/umbrella/keys')).body.code).toBe(0);
       const bare = await t.http.post('/admin/partners/umbrella/keys').set('authorization', `Bearer ${MASTER}`);

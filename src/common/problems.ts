@@ -6,8 +6,9 @@ const LISTED_PROBLEMS = 10;
 /** How much of a name the client chose a 4000 repeats. */
 const SHOWN_NAME_LENGTH = 64;
 
-/** A name the client chose (an unknown field or parameter), cut to SHOWN_NAME_LENGTH characters. */
+/** A name the client chose (an unknown field or parameter), cut to SHOWN_NAME_LENGTH characters; `""` when empty. */
 export function shown(name: string): string {
+  if (name === '') return '""';
   return name.length > SHOWN_NAME_LENGTH ? `${name.slice(0, SHOWN_NAME_LENGTH)}…` : name;
 }
 
