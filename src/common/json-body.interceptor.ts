@@ -44,6 +44,10 @@ function bodyOf(req: Request): unknown {
   return withExactIntegers(req.body, text);
 }
 
+/** Content-Length past the limit, for a body sent as is (a compressed one's limit is on what it inflates to). */
+const declaredTooLarge = (req: Request) =>
+  Number(req.headers['content-length']) > BODY_LIMIT_BYTES && (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
+
 const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
 
 /**
@@ -72,7 +76,16 @@ async function read(req: ServiceRequest, res: Response): Promise<void> {
   // Its connection closed while the guards ran.
   if (req.socket.destroyed) throw bodyNotArrived();
   // The client waits for this before it sends the body (any other expectation was refused: 4000).
-  if (req.headers.expect !== undefined && req.httpVersion === '1.1') res.writeContinue();
+  if (req.headers.expect !== undefined && req.httpVersion === '1.1') {
+    // A body declared too large is not invited: it is refused at once, and the connection closed
+    // rather than left to a body that may follow (RFC 9110 §10.1.1). Invited, it was read off
+    // until the request's deadline, since the client then sends it whole.
+    if (declaredTooLarge(req)) {
+      res.setHeader('Connection', 'close');
+      throw new ApiError(ErrorCatalogue.PAYLOAD_TOO_LARGE);
+    }
+    res.writeContinue();
+  }
   const error = await new Promise<unknown>((done) => parseJson(req, res, done));
   // Answered while its body was read (it did not arrive in time), or its client has gone: this
   // answer goes nowhere (the exception filter writes nothing once an answer is sent).
