@@ -8,6 +8,7 @@ describe('isDatabaseUnavailable', () => {
     [{ code: '57P01', message: 'terminating connection due to administrator command' }],
     [{ code: '57014', message: 'canceling statement due to statement timeout' }],
     [{ code: '08006', message: 'connection failure' }],
+    [{ code: '55000', message: 'database "oracle" is not currently accepting connections', file: 'postinit.c', routine: 'CheckMyDatabase' }],
     [new Error('timeout exceeded when trying to connect')],
     [new Error('Connection terminated unexpectedly')],
     [{ driverError: { code: 'ECONNRESET' }, message: 'wrapped' }],
@@ -20,6 +21,7 @@ describe('isDatabaseUnavailable', () => {
   it.each([
     [{ code: '23505', message: 'duplicate key value' }],
     [{ code: '42P01', message: 'relation does not exist' }],
+    [{ code: '55000', message: 'currval of sequence "s" is not yet defined in this session', file: 'sequence.c' }],
     [new TypeError('x is undefined')],
     [null],
     ['a string'],

@@ -38,10 +38,17 @@ const UNAVAILABLE_MESSAGES = [
 // then fails with one of these instead of the connection error itself.
 const UNAVAILABLE_TYPEORM_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
+// PostgreSQL's source file that sets up a new session: an error raised there means no session,
+// whatever its SQLSTATE (a database that accepts no connections is 55000, a state queries also
+// raise for mistakes of their own). pg reports the file with the error; it does not depend on
+// the server's language, as the messages above do.
+const SESSION_SETUP_FILE = 'postinit.c';
+
 interface DriverErrorLike {
   code?: unknown;
   message?: unknown;
   constraint?: unknown;
+  file?: unknown;
   driverError?: unknown;
 }
 
@@ -56,7 +63,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!driverError) return false;
   if (error instanceof Error && UNAVAILABLE_TYPEORM_ERRORS.has(error.name)) return true;
   const code = typeof driverError.code === 'string' ? driverError.code : '';
-  if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) {
+  if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || driverError.file === SESSION_SETUP_FILE) {
     return true;
   }
   const message = typeof driverError.message === 'string' ? driverError.message : '';

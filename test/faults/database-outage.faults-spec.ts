@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual as isDeepEqual } from 'node:util';
+import pg from 'pg';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { startOneServer } from './support/one-server';
 import type { HttpResult } from './support/http-client';
@@ -242,5 +243,34 @@ describe('faults: the database stops while requests flow', () => {
         `  all requests: reads ${codes(of('read'))}; disputes ${codes(submitted)}`,
       ].join('\n'),
     );
+  });
+
+  it('answers 5030 while the database accepts no new sessions, and recovers by itself when it does again', async () => {
+    const s = server!;
+    const market = disputeTargets[disputeTargets.length - 1];
+    const read = () => s.http.request('GET', `/oracle/markets/public?slug=never-read&source=${encodeURIComponent(market.source)}`);
+    const file = () => s.http.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': market.apiKey }, body: disputeBody(market.id) });
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      // Its sessions ended, and new ones refused while the server is up: 55000 from PostgreSQL's
+      // session setup, which was answered 5000.
+      await admin.query(`ALTER DATABASE ${database.name} WITH ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
+      for (let attempt = 0; attempt < 3; attempt++) {
+        expect((await read()).body).toEqual(UNAVAILABLE);
+        expect((await file()).body).toEqual(UNAVAILABLE);
+      }
+      expect((await s.http.request('GET', '/health/ready')).status).toBe(503);
+    } finally {
+      await admin.query(`ALTER DATABASE ${database.name} WITH ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    let answer = await read();
+    for (const deadline = performance.now() + RECOVERY_WITHIN_MS; answer.body?.code !== 0 && performance.now() < deadline; answer = await read()) {
+      await sleep(100);
+    }
+    expect(answer.body).toEqual({ code: 0, msg: 'success', data: { markets: [] } });
+    expect((await file()).body.code).toBe(0);
   });
 });
