@@ -8,6 +8,7 @@ import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
 const ADMIN_LIMIT = 3;
+const DISPUTE_LIMIT = 3;
 const MASTER = 'operations-master-key-0123456789abcdef';
 
 describe('operations: health, metrics, rate limits, docs, shutdown', () => {
@@ -18,6 +19,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     t = await startTestApp({
       RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
       RATE_LIMIT_ADMIN_PER_MINUTE: String(ADMIN_LIMIT),
+      RATE_LIMIT_DISPUTE_PER_MINUTE: String(DISPUTE_LIMIT),
       ADMIN_MASTER_KEY: MASTER,
       REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       RATE_LIMIT_REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}`,
@@ -41,8 +43,9 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(ready.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
   });
 
-  it('reports not ready (503) while the database refuses connections, and ready again after', async () => {
+  it('reports not ready (503) while the database refuses connections, answers the API 5030, and is ready again after', async () => {
     const database = new URL(t.databaseUrl).pathname.slice(1);
+    const partner = await fixturesOf(t).partner('refused');
     const server = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await server.connect();
     try {
@@ -52,6 +55,9 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
       expect(notReady.status).toBe(503);
       expect(notReady.body).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
       expect((await t.http.get('/health/live')).status).toBe(200);
+      // PostgreSQL refuses the session (55000, "not currently accepting connections"): it was 5000.
+      const submitted = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey).send({});
+      expect(submitted.body).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
     } finally {
       await server.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`);
       await server.end();
@@ -107,6 +113,22 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     // The budget is the credential's, not the route's.
     const other = await t.http.get('/admin/partners').set('authorization', `Bearer ${MASTER}`);
     expect(other.body.code).toBe(4290);
+  });
+
+  it('gives requests without a credential no budget: 4010 and 4012 however many, and keys keep their own', async () => {
+    const submit = (apiKey?: string) => {
+      const post = t.http.post('/oracle/markets/dispute/submit');
+      return (apiKey === undefined ? post : post.set('x-api-key', apiKey)).send({});
+    };
+    // They once shared one budget, whoever sent them: past it, every client's were 4290.
+    for (let n = 0; n < DISPUTE_LIMIT + 2; n++) {
+      expect((await submit()).body.code).toBe(4010);
+      expect((await submit('   ')).body.code).toBe(4010);
+      expect((await t.http.get('/admin/reviewers')).body.code).toBe(4012);
+    }
+    const partner = await fixturesOf(t).partner('no-budget-shared');
+    for (let n = 0; n < DISPUTE_LIMIT; n++) expect((await submit(partner.apiKey)).body.code).toBe(4000);
+    expect((await submit(partner.apiKey)).body.code).toBe(4290);
   });
 
   it('documents every route the app serves in the OpenAPI document', async () => {
