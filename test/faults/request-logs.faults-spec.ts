@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { startOneServer } from './support/one-server';
 import { disputeBody, type SeededMarket } from './support/seed';
+import { RawConnection } from './support/raw-http';
 import { ADMIN_MASTER_KEY, type ServerProcess } from './support/server-process';
 
 /**
@@ -62,6 +63,29 @@ describe('faults: request logs', () => {
     const output = s.lines.join('\n');
     for (const secret of [market.apiKey, wrongKey, ADMIN_MASTER_KEY, 'cookie-secret-0123456789', new URL(database.url).password]) {
       if (secret) expect(output).not.toContain(secret);
+    }
+  });
+
+  it('logs what the HTTP parser rejected, under the x-request-id its answer carries', async () => {
+    const s = server!;
+    const rejected = async (bytes: string) => {
+      const connection = await RawConnection.open(s.port);
+      connection.write(bytes);
+      const [answer] = await connection.readAnswers(1, 3_000);
+      connection.close();
+      return answer;
+    };
+    const answers = [
+      await rejected('HELLO\r\n\r\n'),
+      await rejected('CONNECT a:1 HTTP/1.1\r\nHost: a\r\n\r\n'),
+      await rejected(`GET /x HTTP/1.1\r\nHost: a\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`),
+    ];
+    expect(answers.map((answer) => answer.body.code)).toEqual([4000, 4000, 4130]);
+    // They had an id that no line named.
+    for (const answer of answers) {
+      const id = answer.headers['x-request-id'];
+      await s.linesMatching((line) => line.includes(`"reqId":"${id}"`));
+      expect(lineOf(s, id, 'route')).toMatchObject({ level: 30, route: 'unparsed', code: answer.body.code, req: { id, remoteAddress: expect.any(String) } });
     }
   });
 

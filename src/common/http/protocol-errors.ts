@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { PinoLogger } from 'nestjs-pino';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import onFinished from 'on-finished';
@@ -20,32 +21,31 @@ function rejectionOf(code: string | undefined): ApiError {
  * line or header, headers over 16 KiB, a broken chunked body, a request that does not arrive
  * within the server's deadlines, CONNECT) are answered in the envelope (HTTP 200, 4000 or 4130,
  * Connection: close) where the connection can still carry an answer, instead of Node's empty
- * 400/408/431 or a closed connection.
+ * 400/408/431 or a closed connection. Such an answer's x-request-id is in a log line of its own
+ * (route "unparsed": the request has no method or URL the service read), as every request's is.
  */
 @Injectable()
 export class ProtocolErrors implements OnApplicationBootstrap {
-  private readonly logger = new Logger('ProtocolErrors');
-
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly metrics: MetricsService,
     private readonly connections: ConnectionLimits,
+    private readonly logger: PinoLogger,
   ) {}
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
       if (error.code === 'ECONNRESET') return void socket.destroy();
-      this.logger.debug(`rejected by the HTTP parser: ${error.code ?? error.message}`);
-      this.answer(rejectionOf(error.code), socket);
+      this.answer(rejectionOf(error.code), socket, `rejected by the HTTP parser: ${error.code ?? error.message}`);
     });
     // CONNECT asks for a tunnel, which this service never opens; Node would close the connection unanswered.
     server.on('connect', (_request: IncomingMessage, socket: Socket) =>
-      this.answer(new ApiError(ErrorCatalogue.INVALID_REQUEST, 'CONNECT is not supported'), socket),
+      this.answer(new ApiError(ErrorCatalogue.INVALID_REQUEST, 'CONNECT is not supported'), socket, 'CONNECT refused'),
     );
   }
 
-  private answer(rejection: ApiError, socket: Socket): void {
+  private answer(rejection: ApiError, socket: Socket, cause: string): void {
     if (!socket.writable) {
       socket.destroy();
       return;
@@ -60,14 +60,14 @@ export class ProtocolErrors implements OnApplicationBootstrap {
         socket.destroy();
         return;
       }
-      socket.end(rawAnswer(rejection));
+      socket.end(this.rawAnswer(rejection, socket, cause));
       return;
     }
     // What was rejected came after the requests in progress, whole: their answers first, then
     // the rejection, and the connection closes.
     if (last.req.complete) {
       socket.pause();
-      onFinished(last, () => (socket.writable ? socket.end(rawAnswer(rejection)) : socket.destroy()));
+      onFinished(last, () => (socket.writable ? socket.end(this.rawAnswer(rejection, socket, cause)) : socket.destroy()));
       return;
     }
     // The body of the request in progress broke off or stopped arriving: answer it there,
@@ -81,17 +81,21 @@ export class ProtocolErrors implements OnApplicationBootstrap {
     }
     socket.destroy();
   }
-}
 
-function rawAnswer(rejection: ApiError): string {
-  const body = JSON.stringify(errorEnvelope(rejection));
-  return [
-    'HTTP/1.1 200 OK',
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `x-request-id: ${requestIdOf(undefined)}`,
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  /** The rejection's answer, its request id logged with it. */
+  private rawAnswer(rejection: ApiError, socket: Socket, cause: string): string {
+    const id = requestIdOf(undefined);
+    const line = { reqId: id, req: { id, remoteAddress: socket.remoteAddress }, route: 'unparsed', code: rejection.code, res: { statusCode: 200 } };
+    this.logger.logger.info(line, cause);
+    const body = JSON.stringify(errorEnvelope(rejection));
+    return [
+      'HTTP/1.1 200 OK',
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${id}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n');
+  }
 }
