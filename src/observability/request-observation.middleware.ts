@@ -1,7 +1,9 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { clientOf } from '../common/client-address';
 import { ErrorCatalogue } from '../common/error-catalogue';
+import { ensureRequestContext } from '../common/request-context.middleware';
 import type { ServiceRequest } from '../common/request-context';
 import { MetricsService } from './metrics.service';
 
@@ -22,7 +24,8 @@ export function codeOf(res: Response): number {
 /**
  * Every request, once it is answered (or its client leaves first), is counted and timed in the
  * metrics, by method, route and envelope code, and written as one JSON log line: the request id
- * (= x-request-id), method, URL, client address, route, code, who called (partner source or admin
+ * (= x-request-id), method, URL, the connection's peer address and the client's (as TRUST_PROXY
+ * reads it: what the limits count against), route, code, who called (partner source or admin
  * actor), HTTP status and duration. Request headers are never logged. Lines of 5000 and 5030 are
  * at `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
  * made two child loggers and a logging context for every request: about a fifth of a cached
@@ -38,6 +41,8 @@ export class RequestObservationMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
     const remoteAddress = req.socket.remoteAddress; // gone once the socket is closed
+    ensureRequestContext(req, res);
+    const client = clientOf(req); // read now for the same reason, and kept in the context for the limits
     res.once('close', () => {
       const elapsedMs = performance.now() - started;
       const route = routeOf(req);
@@ -47,6 +52,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
       const line = {
         reqId: context?.requestId,
         req: { id: context?.requestId, method: req.method, url: req.originalUrl, remoteAddress },
+        client,
         route,
         code,
         partner: context?.partner?.source,

@@ -20,7 +20,7 @@ describe('faults: request logs', () => {
 
   beforeAll(async () => {
     let markets: SeededMarket[];
-    ({ postgres, database, server, dataSource, markets } = await startOneServer({ name: 'logs-server', perPartner: 2, env: { LOG_LEVEL: 'info' } }));
+    ({ postgres, database, server, dataSource, markets } = await startOneServer({ name: 'logs-server', perPartner: 2, env: { LOG_LEVEL: 'info', TRUST_PROXY: 'loopback' } }));
     [market, another] = markets;
   });
 
@@ -35,7 +35,7 @@ describe('faults: request logs', () => {
     const wrongKey = 'sok_this-key-is-wrong-but-still-a-secret';
     const sent = [
       await s.http.request('GET', `/oracle/markets/public?slug=${market.slug}&source=${market.source}`, {
-        headers: { cookie, 'x-request-id': 'ops-trace-1' },
+        headers: { cookie, 'x-request-id': 'ops-trace-1', 'x-forwarded-for': '203.0.113.7' },
       }),
       await s.http.request('POST', '/oracle/markets/dispute/submit', {
         headers: { 'x-api-key': market.apiKey, cookie },
@@ -55,8 +55,10 @@ describe('faults: request logs', () => {
       expect(line).toMatchObject({ level: 30, reqId: expect.any(String), responseTime: expect.any(Number), route: expect.any(String) });
       expect(line.req).toEqual({ id: line.reqId, method: expect.any(String), url: expect.any(String), remoteAddress: expect.any(String) });
     }
-    expect(read).toMatchObject({ reqId: 'ops-trace-1', route: '/oracle/markets/public', code: 0 });
-    expect(filed).toMatchObject({ route: '/oracle/markets/dispute/submit', code: 0, partner: market.source });
+    // Behind a trusted proxy (TRUST_PROXY): the client's address, and the proxy's as the peer.
+    expect(read).toMatchObject({ reqId: 'ops-trace-1', route: '/oracle/markets/public', code: 0, client: '203.0.113.7' });
+    expect(read.req.remoteAddress).toMatch(/127\.0\.0\.1$/);
+    expect(filed).toMatchObject({ route: '/oracle/markets/dispute/submit', code: 0, partner: market.source, client: '127.0.0.1' });
     expect(refused).toMatchObject({ route: '/oracle/markets/dispute/submit', code: 4011 });
     expect(queue).toMatchObject({ route: '/admin/disputes', code: 0, actor: 'master' });
 
