@@ -6,7 +6,7 @@ import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { unsupportedBodyCoding } from './error-mapping';
 import { withExactIntegers } from './exact-integers';
-import { BODY_LIMIT_BYTES, readsBody } from './http/body-budget.middleware';
+import { BODY_LIMIT_BYTES, declaredLength, readsBody } from './http/body-budget.middleware';
 import { isRawResponse } from './raw-response.decorator';
 import type { ServiceRequest } from './request-context';
 
@@ -44,10 +44,6 @@ function bodyOf(req: Request): unknown {
   return withExactIntegers(req.body, text);
 }
 
-/** Content-Length past the limit, for a body sent as is (a compressed one's limit is on what it inflates to). */
-const declaredTooLarge = (req: Request) =>
-  Number(req.headers['content-length']) > BODY_LIMIT_BYTES && (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
-
 const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
 
 /**
@@ -80,7 +76,7 @@ async function read(req: ServiceRequest, res: Response): Promise<void> {
     // A body declared too large is not invited: it is refused at once, and the connection closed
     // rather than left to a body that may follow (RFC 9110 §10.1.1). Invited, it was read off
     // until the request's deadline, since the client then sends it whole.
-    if (declaredTooLarge(req)) {
+    if ((declaredLength(req) ?? 0) > BODY_LIMIT_BYTES) {
       res.setHeader('Connection', 'close');
       throw new ApiError(ErrorCatalogue.PAYLOAD_TOO_LARGE);
     }

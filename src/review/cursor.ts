@@ -18,7 +18,7 @@ export const NOT_A_CURSOR = 'is not a cursor this service issued';
  * Keyset cursors: a token naming the last row id a page showed, in base 36. Clients pass back
  * the `next_cursor` they were given and build none; stable because ids never change.
  */
-export function encodeCursor(lastId: string | number): string {
+export function encodeCursor(lastId: string | number | bigint): string {
   return BigInt(lastId).toString(36);
 }
 
@@ -48,7 +48,7 @@ export function nextCursor<Row extends { id: string | number }>(
  * the id times two, plus one among the closed.
  */
 export function encodeQueueCursor(last: { id: string | number; status: string }): string {
-  return (BigInt(last.id) * 2n + (last.status === 'closed' ? 1n : 0n)).toString(36);
+  return encodeCursor(BigInt(last.id) * 2n + (last.status === 'closed' ? 1n : 0n));
 }
 
 /** The place in the dispute queue a query's optional `cursor` names (4000 for one not issued). */

@@ -36,16 +36,24 @@ export function readsBody(req: Request): boolean {
 }
 
 /**
+ * The Content-Length of a body sent as is; undefined when it comes in chunks or compressed (the
+ * limit is on what a compressed body inflates to).
+ */
+export function declaredLength(req: Request): number | undefined {
+  const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
+  const declared = req.headers['content-length'];
+  return compressed || declared === undefined ? undefined : Number(declared);
+}
+
+/**
  * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes
  * in chunks or compressed; at least BODY_COUNTS_AT_LEAST. A body declared over the limit is
  * refused without being held (it is read off), and counts that least.
  */
 function bytesToHold(req: Request): number {
   if (!readsBody(req)) return 0;
-  const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
-  const declared = req.headers['content-length'];
-  if (compressed || declared === undefined) return BODY_LIMIT_BYTES;
-  const length = Number(declared);
+  const length = declaredLength(req);
+  if (length === undefined) return BODY_LIMIT_BYTES;
   return length <= BODY_LIMIT_BYTES ? Math.max(length, BODY_COUNTS_AT_LEAST) : BODY_COUNTS_AT_LEAST;
 }
 
