@@ -305,6 +305,15 @@ describe('review back office (/admin)', () => {
       );
     });
 
+    it('stores a slug whose slashes and spaces interleave at its ends in the form it echoes, and finds it by that form', async () => {
+      await master.post('/admin/partners', { source: 'ends', name: 'Ends' });
+      const created = (await master.post('/admin/markets', { source: 'ends', slug: 'a/ /' })).body;
+      expect(created).toMatchObject({ code: 0, data: { slug: 'a' } });
+      const published = await t.http.get('/oracle/markets/public').query({ slug: created.data.slug, source: 'ends' });
+      expect(published.body.data.markets.map((market: { id: number }) => market.id)).toEqual([created.data.id]);
+      expect((await master.post('/admin/markets', { source: 'ends', slug: ' /a/ ' })).body).toEqual(error(4093, 'already exists'));
+    });
+
     it('4094 when resolving a market that is not monitoring; 4040 for an unknown one', async () => {
       const { marketId } = await partnerWithResolvedMarket('resolver');
       const body = { verdict: 'NO', confidence: 'LOW', reasoning: 'again', proofs: [{ chain: 'base', tx_hash: '0x1' }] };

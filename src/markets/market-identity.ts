@@ -3,9 +3,13 @@
 export const SLUG_MAX_LENGTH = 256;
 export const SOURCE_MAX_LENGTH = 64;
 
-/** Trims whitespace and any leading or trailing `/`: " /nba/finals/ " → "nba/finals". */
+/**
+ * Trims whitespace and any leading or trailing `/`, interleaved or not: " /nba/finals/ " and
+ * "a/ /" → "nba/finals" and "a". The canonical form is a fixed point, so that the slug a market
+ * is echoed with finds it again (`\s` is the set `trim` removes).
+ */
 export function normalizeSlug(raw: string): string {
-  return raw.trim().replace(/^\/+|\/+$/g, '').trim();
+  return raw.replace(/^[\s/]+|[\s/]+$/g, '');
 }
 
 export function normalizeSource(raw: string): string {
