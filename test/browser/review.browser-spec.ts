@@ -188,6 +188,88 @@ describe('the back office page: a reviewer at work', () => {
     );
   });
 
+  it("keeps a partner's long unbroken texts inside the screen, the confirmation's final verdict included", async () => {
+    const verdict = 'Y'.repeat(200);
+    const selection = 'N'.repeat(200);
+    const slug = `s${'l'.repeat(250)}`;
+    const marketId = await seed.resolvedMarket('northwind', slug, { verdict, confidence: 'HIGH', reasoning: 'r'.repeat(3000), proofs: [{ chain: 'base', tx_hash: HASH_BASE }] });
+    const id = await seed.dispute(partnerKey, marketId, {
+      submitter_id: 'i'.repeat(128),
+      submitter_name: 'n'.repeat(200),
+      submitter_selection: selection,
+      reason_text: 'x'.repeat(4000),
+    });
+    await harness.run(
+      'long-texts',
+      async (page) => {
+        const fitsScreen = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+        await signIn(page, reviewerKey);
+        await page.goto(`/back-office#/disputes/${id}`);
+        await page.getByRole('region', { name: 'Market record (what partners see)' }).waitFor();
+        await expect(fitsScreen()).resolves.toBe(true);
+        await page.getByLabel(/Override with the submitter's selection/).check();
+        await page.getByLabel('Reason (partners read it)').fill('Checked.');
+        await page.getByRole('button', { name: 'Decide…' }).click();
+        const confirm = page.getByRole('dialog').getByRole('button', { name: `Override: partners settle on “${selection}”` });
+        const box = (await confirm.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+        await expect(fitsScreen()).resolves.toBe(true);
+        await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      },
+      { width: 390, height: 844 },
+    );
+  });
+
+  /** One more open dispute, for a test that must find its decision form. */
+  const openDispute = async (slug: string) =>
+    seed.dispute(partnerKey, await market(slug, 'YES', 'Confirmed.'), {
+      submitter_id: 'nw-user-5',
+      submitter_name: 'Lee',
+      submitter_selection: 'NO',
+      reason_text: 'The station was under maintenance that day.',
+    });
+
+  it('asks for a reason before the confirmation when only spaces were written', async () => {
+    const id = await openDispute('blank-reason');
+    await harness.run('blank-reason', async (page) => {
+      await signIn(page, reviewerKey);
+      await page.goto(`/back-office#/disputes/${id}`);
+      await page.getByLabel(/Keep the oracle's verdict/).check();
+      await page.getByLabel('Reason (partners read it)').fill('   ');
+      await page.getByRole('button', { name: 'Decide…' }).click();
+      await page.getByRole('alert').getByText('Write the reason for the decision: partners read it.').waitFor();
+      await expect(page.getByRole('dialog').count()).resolves.toBe(0);
+      await expect(page.evaluate(() => document.activeElement?.tagName)).resolves.toBe('TEXTAREA');
+    });
+  });
+
+  it("shows a dispute and lets it be decided when its market's public record cannot be read", async () => {
+    const id = await openDispute('record-unreadable');
+    await harness.run('record-unreadable', async (page) => {
+      await signIn(page, reviewerKey);
+      const limited = { code: 4290, msg: 'too many requests', detail: 'rate limit exceeded' };
+      await page.route('**/oracle/markets/public?**', (route) => route.fulfill({ json: limited, headers: { 'retry-after': '7' } }));
+      await page.goto(`/back-office#/disputes/${id}`);
+      const record = page.getByRole('region', { name: 'Market record (what partners see)' });
+      await record.getByText("The market's public record could not be loaded; reload the page to try again.").waitFor();
+      await record.getByText('Too many requests. Wait 7 seconds and try again.').waitFor();
+      await page.getByRole('region', { name: 'The dispute' }).getByText('The station was under maintenance that day.').waitFor();
+      await page.getByRole('button', { name: 'Decide…' }).waitFor();
+    });
+  });
+
+  it('says that a dispute id no dispute can have does not exist', async () => {
+    await harness.run('impossible-id', async (page) => {
+      await signIn(page, reviewerKey);
+      for (const id of ['9999999999999999999', '0']) {
+        await page.goto(`/back-office#/disputes/${id}`);
+        await page.getByRole('alert').getByText('That dispute does not exist.').waitFor();
+        await expect(page.getByRole('alert').textContent()).resolves.not.toContain('What to fix');
+      }
+    });
+  });
+
   it('says what went wrong in sentences: a wrong key, a key revoked mid-session, a view the role cannot open', async () => {
     await harness.run('failures', async (page) => {
       await page.goto('/back-office');

@@ -1,7 +1,8 @@
 import { ApiFailure } from '../api';
 import type { Context, View } from '../context';
 import { badge, facts, field, h, when, whenSubmitted } from '../dom';
-import { PageMessage } from '../notices';
+import { failureLines, PageMessage } from '../notices';
+import { sentenceFor } from '../sentences';
 import type { AdminDispute, MarketItem } from '../types';
 import { confirmAction } from './confirm';
 import { marketRecord, publicRecord } from './market-record';
@@ -13,12 +14,41 @@ function finalVerdict(dispute: AdminDispute, type: 'keep' | 'override'): string 
 
 /** One dispute in full, beside the market's public record; an open one can be decided here. */
 export const disputeView: View = async (context, [id]) => {
+  // No dispute has such an id: the API would call it an invalid request, about a field nobody typed.
+  if (!(Number(id) >= 1 && Number.isSafeInteger(Number(id)))) throw new PageMessage(sentenceFor(4041));
   const dispute = await context.api<AdminDispute>('GET', `/admin/disputes/${id}`);
-  const record = await publicRecord(dispute.source, dispute.slug);
-  context.show(...disputePage(context, dispute, record));
+  context.show(...disputePage(context, dispute, await recordOf(dispute)));
 };
 
-function disputePage(context: Context, dispute: AdminDispute, record: MarketItem | null) {
+/**
+ * The public record of the dispute's market, or why it could not be read (a rate limit, the
+ * database away): the dispute is shown, and can be decided, without it.
+ */
+async function recordOf(dispute: AdminDispute): Promise<MarketItem | null | ApiFailure> {
+  try {
+    return await publicRecord(dispute.source, dispute.slug);
+  } catch (error) {
+    if (error instanceof ApiFailure) return error;
+    throw error;
+  }
+}
+
+const RECORD_HEADING = 'Market record (what partners see)';
+
+function recordPanel(record: MarketItem | null | ApiFailure): HTMLElement {
+  if (record instanceof ApiFailure) {
+    return h(
+      'section',
+      { class: 'panel', attrs: { 'aria-label': RECORD_HEADING } },
+      h('h2', null, RECORD_HEADING),
+      h('p', null, "The market's public record could not be loaded; reload the page to try again."),
+      ...failureLines(record),
+    );
+  }
+  return record ? marketRecord(record, RECORD_HEADING) : h('p', { class: 'empty' }, 'The market has no public record.');
+}
+
+function disputePage(context: Context, dispute: AdminDispute, record: MarketItem | null | ApiFailure) {
   const decision = dispute.decision;
   return [
     h('p', null, h('a', { attrs: { href: '#/queue' } }, '← Dispute queue')),
@@ -57,7 +87,7 @@ function disputePage(context: Context, dispute: AdminDispute, record: MarketItem
             )
           : decisionForm(context, dispute),
       ),
-      record ? marketRecord(record, 'Market record (what partners see)') : h('p', { class: 'empty' }, 'The market has no public record.'),
+      recordPanel(record),
     ),
   ];
 }
@@ -80,7 +110,14 @@ function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
     field('Reason (partners read it)', reason),
     h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Decide…'),
   );
-  return whenSubmitted(form, context.fail, () => decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', reason.value.trim()));
+  return whenSubmitted(form, context.fail, async () => {
+    // `required` lets spaces through; the service would refuse them only after the confirmation.
+    if (reason.value.trim() === '') {
+      reason.focus();
+      throw new PageMessage('Write the reason for the decision: partners read it.');
+    }
+    await decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', reason.value.trim());
+  });
 }
 
 async function decide(context: Context, dispute: AdminDispute, type: 'keep' | 'override', reason: string): Promise<void> {
@@ -98,13 +135,13 @@ async function decide(context: Context, dispute: AdminDispute, type: 'keep' | 'o
   if (!confirmed) return;
   try {
     const decided = await context.api<AdminDispute>('POST', `/admin/disputes/${dispute.id}/decision`, { type, reason_text: reason });
-    context.show(...disputePage(context, decided, await publicRecord(decided.source, decided.slug)));
+    context.show(...disputePage(context, decided, await recordOf(decided)));
     context.done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
   } catch (error) {
     if (!(error instanceof ApiFailure && error.code === 4092)) throw error;
     // Someone else decided first: show their decision rather than ours.
     const current = await context.api<AdminDispute>('GET', `/admin/disputes/${dispute.id}`);
-    context.show(...disputePage(context, current, await publicRecord(current.source, current.slug)));
+    context.show(...disputePage(context, current, await recordOf(current)));
     const theirs = current.decision;
     context.fail(
       new PageMessage(
