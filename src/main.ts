@@ -18,14 +18,14 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   logger.log(`listening on port ${environment.PORT}`);
 
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS;
-  // keep-alive connections are closed as their answers go out), close the pool and the
-  // embedded database (shutdown hooks), exit 0. Past the grace, the connections still open are
-  // closed and the shutdown goes on; exit 1 only if it then does not end within a few seconds.
-  const shutdown = (signal: string) => {
+  // SIGTERM/SIGINT: answers close their connections; after half a second (requests already on
+  // their way are answered), stop accepting and let in-flight requests finish (at most
+  // SHUTDOWN_GRACE_MS in all); close the pool and the embedded database (shutdown hooks), exit
+  // 0. Past the grace, the connections still open are closed and the shutdown goes on; exit 1
+  // only if it then does not end within a few seconds.
+  const shutdown = async (signal: string) => {
     logger.log(`${signal} received: draining in-flight requests, then stopping`);
     const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
-    adapter.drain();
     const deadline = setTimeout(() => {
       logger.warn(`requests still in progress after ${environment.SHUTDOWN_GRACE_MS} ms: closing their connections`);
       adapter.closeAllConnections();
@@ -35,6 +35,7 @@ async function bootstrap(): Promise<void> {
       }, FINAL_SHUTDOWN_MS).unref();
     }, environment.SHUTDOWN_GRACE_MS);
     deadline.unref();
+    await adapter.drain(environment.SHUTDOWN_GRACE_MS);
     app.close().then(
       () => {
         logger.log('stopped');
@@ -46,8 +47,8 @@ async function bootstrap(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 async function listen(app: NestExpressApplication, port: number): Promise<void> {

@@ -4,13 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { lockMarket } from './support/hostile';
 import { startOneServer } from './support/one-server';
+import { RawConnection, rawRequest } from './support/raw-http';
 import { disputeBody, type SeededMarket } from './support/seed';
 import type { ServerProcess } from './support/server-process';
 
 /**
- * SIGTERM with a request in flight: the server stops accepting connections, answers what
- * keep-alive clients send from then on with Connection: close, lets the request finish (here: a dispute submission blocked on a
- * market row lock the test holds), and exits 0.
+ * SIGTERM with a request in flight: the server answers what keep-alive clients send from then on
+ * with Connection: close, stops accepting connections half a second later, lets the request
+ * finish (here: a dispute submission blocked on a market row lock the test holds), and exits 0.
  */
 describe('faults: SIGTERM with a request in flight', () => {
   let postgres: FaultPostgres;
@@ -66,6 +67,9 @@ describe('faults: SIGTERM with a request in flight', () => {
         `POST /oracle/markets/dispute/submit HTTP/1.1\r\nHost: a\r\nx-api-key: ${market.apiKey}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
+      // And one that sends nothing more: its answer in progress closes the connection.
+      const quiet = await RawConnection.open(s.port);
+      quiet.write(rawRequest('POST', '/oracle/markets/dispute/submit', { 'x-api-key': market.apiKey }, disputeBody(market.id)));
       await sleep(100);
 
       const termAt = performance.now();
@@ -76,7 +80,8 @@ describe('faults: SIGTERM with a request in flight', () => {
       expect(s.running).toBe(true);
       // A request the keep-alive client sends now is answered, with Connection: close.
       kept.write('GET /oracle/markets/nope HTTP/1.1\r\nHost: a\r\n\r\n');
-      // ...but no longer accepts connections.
+      // ...but, half a second after the signal, no longer accepts connections.
+      await sleep(400);
       const probe = await s.http.request('GET', '/health/live', { freshConnection: true, timeoutMs: 1_000 });
       expect({ status: probe.status, error: probe.error }).toEqual({ status: 0, error: 'ECONNREFUSED' });
 
@@ -95,6 +100,8 @@ describe('faults: SIGTERM with a request in flight', () => {
       const heads = keptAnswers.split(/(?=HTTP\/1\.1 )/);
       expect(heads).toHaveLength(2);
       expect(heads[1]).toMatch(/^HTTP\/1\.1 200 [^]*\r\nconnection: close\r\n[^]*"code":4044/i);
+      await expect(quiet.readUntilClosed(1_000)).resolves.toBe(true);
+      expect(quiet.answers.map((answer) => [answer.body.code, answer.headers.connection])).toEqual([[4091, 'close']]);
 
       const exit = await s.waitExit(5_000);
       if (!exit) throw new Error(`the server did not exit within 5 s of the lock's release\n${s.logs()}`);
@@ -118,5 +125,65 @@ describe('faults: SIGTERM with a request in flight', () => {
     } finally {
       if (!released) await lock.release();
     }
+  });
+});
+
+/**
+ * SIGTERM while keep-alive clients send request after request, each as soon as the last is
+ * answered: a request sent before its client could know (on an answer that said keep-alive) is
+ * answered, not cut off by the close of a connection that looked idle; the answer says
+ * Connection: close, and the client stops there.
+ */
+describe('faults: SIGTERM under back-to-back keep-alive requests', () => {
+  let postgres: FaultPostgres;
+  let server: ServerProcess | undefined;
+  let market: SeededMarket;
+
+  beforeAll(async () => {
+    let markets: SeededMarket[];
+    ({ postgres, server, markets } = await startOneServer({ name: 'sigterm-keep-alive' }));
+    [market] = markets;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await postgres?.destroy();
+  });
+
+  it('answers every request sent before an answer said Connection: close, then exits 0', async () => {
+    const s = server!;
+    const read = rawRequest('GET', `/oracle/markets/public?slug=${market.slug}&source=${market.source}`);
+    const clients = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const connection = await RawConnection.open(s.port);
+        let sent = 0;
+        const next = () => {
+          const last = connection.answers.at(-1);
+          if (last?.headers.connection === 'close' || sent > connection.answers.length) return;
+          if (connection.write(read)) sent++;
+        };
+        connection.startReading(next);
+        next();
+        return { connection, sent: () => sent };
+      }),
+    );
+    await sleep(300);
+    s.signal('SIGTERM');
+
+    await Promise.all(clients.map(({ connection }) => connection.readUntilClosed(5_000)));
+    const figures = clients.map(({ connection, sent }) => ({
+      sent: sent(),
+      answered: connection.answers.length,
+      codes: [...new Set(connection.answers.map((answer) => answer.body.code))],
+      last: connection.answers.at(-1)?.headers.connection,
+      error: connection.error,
+    }));
+    for (const figure of figures) {
+      expect(figure).toEqual({ sent: figure.answered, answered: expect.any(Number), codes: [0], last: 'close', error: undefined });
+    }
+    const exit = await s.waitExit(5_000);
+    expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 0, signal: null });
+    const answered = figures.reduce((sum, figure) => sum + figure.answered, 0);
+    console.log(`SIGTERM under back-to-back keep-alive reads: 40 connections, ${answered} requests, every one answered; each connection closed after an answer with Connection: close`);
   });
 });

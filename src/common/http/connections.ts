@@ -44,6 +44,11 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   /** Connections refused past their limit, and how many of their requests were dropped since. */
   private readonly refused = new WeakMap<Socket, { dropped: number }>();
   private dropsHeld = 0;
+  /** The connections with answers in progress (their sets in `inProgress`), for the shutdown. */
+  private readonly busy = new Set<Set<Response>>();
+  /** Answers the shutdown gave Connection: close, as the newest owed on their connection. */
+  private readonly closing = new WeakSet<Response>();
+  private draining = false;
 
   constructor(
     @Inject(ConfigService) config: ConfigService<Environment, true>,
@@ -55,7 +60,26 @@ export class ConnectionLimits implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost.httpAdapter;
-    if (adapter instanceof ExpressAdapterWithDeadlines) adapter.admitRequestsBy((socket) => this.admits(socket));
+    if (adapter instanceof ExpressAdapterWithDeadlines) {
+      adapter.admitRequestsBy((socket) => this.admits(socket));
+      adapter.closeBusyConnectionsBy(() => this.closeAfterTheirAnswers());
+    }
+  }
+
+  /**
+   * Shutting down: each connection with answers in progress closes after the newest of them
+   * (Node writes a connection's answers in order, so the older ones go out first). A request
+   * taken in on it later moves the close to its own answer (the server gives every request from
+   * now on Connection: close).
+   */
+  closeAfterTheirAnswers(): void {
+    this.draining = true;
+    for (const answers of this.busy) {
+      const newest = [...answers].at(-1)!;
+      if (newest.headersSent) continue;
+      newest.setHeader('Connection', 'close');
+      this.closing.add(newest);
+    }
   }
 
   /**
@@ -98,12 +122,22 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       res.setHeader('Connection', 'close');
       throw shedRequest(this.metrics, res, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
+    if (this.draining) this.keepOpenFor(answers);
     answers.add(res);
+    this.busy.add(answers);
     this.answeredEarly.delete(socket);
     onFinished(res, () => {
       answers.delete(res);
+      if (answers.size === 0) this.busy.delete(answers);
       if (!req.complete) this.answeredEarly.add(socket);
     });
+  }
+
+  /** The close the shutdown gave an answer still owed, moved off it: a newer request follows on its connection. */
+  private keepOpenFor(answers: Set<Response>): void {
+    for (const owed of answers) {
+      if (this.closing.delete(owed) && !owed.headersSent) owed.removeHeader('Connection');
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Environment } from '../../config/environment';
 
 /** Header fields a request may have (no client of this service sends near as many). */
@@ -8,6 +9,14 @@ export const MAX_HEADERS_COUNT = 100;
 
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
 const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+
+/**
+ * On shutdown, how long the server goes on as it is, answering with Connection: close, before
+ * it stops accepting and closes its idle connections: a request a keep-alive client sent before
+ * it could know (on the answer it had just read) is on its way or unread in the socket's buffer,
+ * and closing its "idle" connection at once would cut it off unanswered.
+ */
+const DRAIN_SETTLE_MS = 500;
 
 /**
  * Express on an HTTP server with this service's deadlines instead of Node's defaults (300 s to
@@ -18,6 +27,7 @@ const IDLE_SOCKET_TIMEOUT_MS = 60_000;
  */
 export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private admits: (socket: Socket) => boolean = (socket) => !socket.destroyed;
+  private closeBusyConnections: () => void = () => undefined;
   private draining = false;
 
   constructor(private readonly environment: Environment) {
@@ -33,13 +43,25 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   }
 
   /**
-   * Shutting down: every answer from now on closes its connection, and connections with nothing
-   * in progress are closed as they become idle, so that keep-alive clients leave once their
-   * requests are answered instead of sending more (the server itself stops accepting when the
-   * application closes it).
+   * Who, on shutdown, makes each connection with answers in progress close after them
+   * (ConnectionLimits, which knows them).
    */
-  drain(): void {
+  closeBusyConnectionsBy(close: () => void): void {
+    this.closeBusyConnections = close;
+  }
+
+  /**
+   * Shutting down: every answer from now on closes its connection, the answers in progress
+   * included, so that keep-alive clients leave once answered instead of sending more. For
+   * DRAIN_SETTLE_MS (at most `graceMs`) nothing else changes, so that requests already sent on
+   * idle connections are read and answered; then connections with nothing in progress are
+   * closed as they become idle. The server stops accepting when the application closes it, which
+   * the caller does next.
+   */
+  async drain(graceMs: number): Promise<void> {
     this.draining = true;
+    this.closeBusyConnections();
+    await sleep(Math.min(DRAIN_SETTLE_MS, graceMs));
     const server = this.getHttpServer() as Server;
     server.closeIdleConnections();
     setInterval(() => server.closeIdleConnections(), 100).unref();
