@@ -129,6 +129,10 @@ describe('review back office (/admin)', () => {
         ok({ id: expect.any(Number), name: 'Rita', role: 'reviewer', api_key: expect.stringMatching(/^soa_/) }),
       );
       const { id, api_key: key } = created.body.data;
+      // Its key is in this answer: no cache may keep it, nor any admin answer (a public one has no such rule).
+      expect(created.headers['cache-control']).toBe('no-store');
+      expect((await master.get('/admin/reviewers')).headers['cache-control']).toBe('no-store');
+      expect((await t.http.get('/oracle/markets/public?slug=a&source=b')).headers['cache-control']).toBeUndefined();
       expect((await as(key).get('/admin/disputes')).body.code).toBe(0);
 
       const listed = await master.get('/admin/reviewers');
@@ -145,16 +149,36 @@ describe('review back office (/admin)', () => {
       expect((await master.delete('/admin/reviewers/987654321')).body).toEqual(error(4043, 'reviewer not found'));
     });
 
-    it("4093 for a name another account, revoked or not, or the master key has: a decision's decided_by names one", async () => {
+    it("4093 for a name another account, revoked or not, or the master key has, in any letter case: a decision's decided_by names one", async () => {
       const taken = error(4093, 'already exists', 'a reviewer account or the master key has that name');
       const { id } = (await master.post('/admin/reviewers', { name: 'Noor', role: 'reviewer' })).body.data;
       expect((await master.post('/admin/reviewers', { name: ' Noor ', role: 'admin' })).body).toEqual(taken);
       await master.delete(`/admin/reviewers/${id}`);
-      expect((await master.post('/admin/reviewers', { name: 'Noor', role: 'reviewer' })).body).toEqual(taken);
-      expect((await master.post('/admin/reviewers', { name: 'master', role: 'admin' })).body).toEqual(taken);
-      expect((await master.post('/admin/reviewers', { name: 'noor', role: 'reviewer' })).body.code).toBe(0);
-      const [{ n }] = await t.dataSource.query("SELECT count(*)::int AS n FROM reviewers WHERE name IN ('Noor', 'master')");
+      for (const name of ['Noor', 'noor', 'NOOR', 'master', ' Master ', 'MASTER']) {
+        expect((await master.post('/admin/reviewers', { name, role: 'reviewer' })).body).toEqual(taken);
+      }
+      const [{ n }] = await t.dataSource.query("SELECT count(*)::int AS n FROM reviewers WHERE lower(name) IN ('noor', 'master')");
       expect(n).toBe(1);
+    });
+
+    it('4000 for a name with a character that does not show (zero-width, direction, control), which would pass for another', async () => {
+      const invisible = error(4000, 'invalid request', 'name must not contain control, zero-width or direction characters');
+      for (const name of ['ali\u200bce', 'x\u202eevil', 'tab\there', 'b\ufeffom', 'soft\u00adhyphen', 'iso\u2066late']) {
+        expect((await master.post('/admin/reviewers', { name, role: 'reviewer' })).body).toEqual(invisible);
+      }
+      expect((await master.post('/admin/reviewers', { name: 'Zoë Ångström 李', role: 'reviewer' })).body.code).toBe(0);
+    });
+
+    it('4031 when an admin account revokes itself: the last one would lock every admin out', async () => {
+      const admin = await createReviewer('admin');
+      const self = as(admin.api_key);
+      expect((await self.delete(`/admin/reviewers/${admin.id}`)).body).toEqual(
+        error(4031, 'forbidden', 'an account cannot revoke itself: another admin, or the master key, can'),
+      );
+      expect((await self.get('/admin/reviewers')).body.code).toBe(0);
+      expect(await auditedTimes('reviewer.revoked', `reviewer:${admin.id}`)).toBe(0);
+      const other = as((await createReviewer('admin')).api_key);
+      expect((await other.delete(`/admin/reviewers/${admin.id}`)).body.code).toBe(0);
     });
 
     it('4000 for a bad reviewer body, naming every field', async () => {

@@ -47,11 +47,12 @@ export class ReviewersService {
   }
 
   /**
-   * A new account. Its name is its own (4093 if another account, revoked or not, or the master
-   * key has it): decisions and the audit trail record who acted by name.
+   * A new account. Its name is its own, whatever its letter case (4093 if another account,
+   * revoked or not, or the master key has it: `uq_reviewers_name` is on lower(name)): decisions
+   * and the audit trail record who acted by name.
    */
   async createReviewer(manager: EntityManager, name: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
-    if (name === MASTER_ACTOR_NAME) throw nameTaken();
+    if (name.toLowerCase() === MASTER_ACTOR_NAME) throw nameTaken();
     const generated = generateKey('admin');
     let reviewer: Reviewer;
     try {
@@ -69,9 +70,11 @@ export class ReviewersService {
 
   /**
    * Revokes a reviewer's key (idempotent: `revokedNow` is false if it already was): it stops
-   * working at once on every instance.
+   * working at once on every instance. An account cannot revoke itself (4031).
    */
-  async revokeReviewer(manager: EntityManager, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
+  async revokeReviewer(manager: EntityManager, actor: AdminActor, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
+    // Not one's own: the last admin account would lock every admin out where no master key is set.
+    if (actor.id === id) throw new ApiError(ErrorCatalogue.FORBIDDEN, 'an account cannot revoke itself: another admin, or the master key, can');
     const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!reviewer) throw new ApiError(ErrorCatalogue.REVIEWER_NOT_FOUND);
     if (reviewer.revokedAt) return { reviewer, revokedNow: false };

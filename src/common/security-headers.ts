@@ -20,13 +20,20 @@ function helmetHeaders(): OutgoingHttpHeaders {
 /** Paths whose pages bring their own headers: the API docs UI needs its own scripts and styles. */
 const OWN_HEADERS = /^\/docs(?:[/?-]|$)/;
 
-/** helmet's security headers on every answer but the docs UI's. */
+/** The admin API (any letter case: Express routes it so): its answers carry new keys and submitters' identities. */
+const ADMIN_API = /^\/admin(?:\/|$)/i;
+
+/**
+ * helmet's security headers on every answer but the docs UI's; the admin API's answers are not
+ * to be stored by any cache (`Cache-Control: no-store`).
+ */
 @Injectable()
 export class SecurityHeadersMiddleware implements NestMiddleware {
   private readonly headers = new Map(Object.entries(helmetHeaders()).map(([name, value]) => [name, value!]));
 
   use(req: Request, res: Response, next: NextFunction): void {
     if (!OWN_HEADERS.test(req.path)) res.setHeaders(this.headers);
+    if (ADMIN_API.test(req.path)) res.setHeader('Cache-Control', 'no-store');
     next();
   }
 }

@@ -21,11 +21,21 @@ export const SLUG_PATTERN = `^${STORABLE}*${counted('\\s/')}${STORABLE}*$`;
 /** Storable text that is not empty, taken as it is (not trimmed). */
 export const NON_EMPTY_PATTERN = `^${STORABLE}*${counted('')}${STORABLE}*$`;
 
+// Characters that do not show, or that reorder what follows them: controls, the soft hyphen,
+// zero-width characters and joiners, direction marks, embeddings, overrides and isolates, the
+// byte order mark. Two names that differ only by them look the same.
+const INVISIBLE = '\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF';
+const INVISIBLE_CHARACTER = new RegExp(`[${INVISIBLE}]`);
+const VISIBLE = `[^${INVISIBLE}\\uD800-\\uDFFF]`;
+/** A name as people read it: storable, something in it once trimmed, and no invisible character. */
+export const NAME_PATTERN = `^${VISIBLE}*${counted(`\\s${INVISIBLE}`)}${VISIBLE}*$`;
+
 /**
  * A required string, trimmed, then 1 to `max` characters long (4000 otherwise); the OpenAPI
- * document states the same bounds.
+ * document states the same bounds. A `name` (what records who acted) has no invisible
+ * character either.
  */
-export function RequiredText(max: number): PropertyDecorator {
+export function RequiredText(max: number, { name = false } = {}): PropertyDecorator {
   const message = `$property must be a non-empty string of at most ${max} characters`;
   return applyDecorators(
     IsDefined(),
@@ -33,8 +43,28 @@ export function RequiredText(max: number): PropertyDecorator {
     IsString({ message }),
     TextLength(1, max, { message }),
     StorableText(),
-    ApiProperty({ type: String, minLength: 1, maxLength: max, pattern: TEXT_PATTERN, description: `Trimmed, then 1 to ${max} characters` }),
+    ...(name ? [VisibleText()] : []),
+    ApiProperty({
+      type: String,
+      minLength: 1,
+      maxLength: max,
+      pattern: name ? NAME_PATTERN : TEXT_PATTERN,
+      description: name
+        ? `Trimmed, then 1 to ${max} characters, none of them invisible (controls, zero-width characters, direction marks)`
+        : `Trimmed, then 1 to ${max} characters`,
+    }),
   );
+}
+
+/** Strings must not hold a character that does not show (INVISIBLE): 4000 otherwise. */
+function VisibleText(): PropertyDecorator {
+  return ValidateBy({
+    name: 'visibleText',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !INVISIBLE_CHARACTER.test(value),
+      defaultMessage: (args) => `${args?.property} must not contain control, zero-width or direction characters`,
+    },
+  });
 }
 
 /** The characters of `value` as JSON Schema's maxLength counts them: code points (a surrogate pair is one). */

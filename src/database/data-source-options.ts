@@ -12,6 +12,7 @@ import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-Pub
 import { FileDisputeFunction1764000000000 } from './migrations/1764000000000-FileDisputeFunction';
 import { UniqueReviewerNames1764100000000 } from './migrations/1764100000000-UniqueReviewerNames';
 import { DisputeQueueOrder1764200000000 } from './migrations/1764200000000-DisputeQueueOrder';
+import { ReviewerNamesIgnoreCase1764300000000 } from './migrations/1764300000000-ReviewerNamesIgnoreCase';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   FileDisputeFunction1764000000000,
   UniqueReviewerNames1764100000000,
   DisputeQueueOrder1764200000000,
+  ReviewerNamesIgnoreCase1764300000000,
 ];
 
 export interface DatabaseSettings {

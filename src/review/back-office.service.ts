@@ -44,7 +44,7 @@ export class BackOfficeService {
 
   revokeReviewer(actor: AdminActor, id: string) {
     return this.audit.record(actor, async (manager) => {
-      const { reviewer, revokedNow } = await this.reviewers.revokeReviewer(manager, id);
+      const { reviewer, revokedNow } = await this.reviewers.revokeReviewer(manager, actor, id);
       return {
         result: { id: Number(reviewer.id), revoked_at: iso(reviewer.revokedAt) },
         audit: revokedNow ? { action: 'reviewer.revoked', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name } } : null,

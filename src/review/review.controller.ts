@@ -69,7 +69,7 @@ export class ReviewController {
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account; its key stops working at once', [...READ, 'REVIEWER_NOT_FOUND'])
+  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.backOffice.revokeReviewer(actor, id);
   }

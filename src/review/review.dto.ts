@@ -30,8 +30,11 @@ const text = (max: number) => `$property must be a non-empty string of at most $
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
 
 export class CreateReviewerDto {
-  /** @example "alice" */
-  @RequiredText(200)
+  /**
+   * Unique whatever its letter case ("master", the master key's, included).
+   * @example "alice"
+   */
+  @RequiredText(200, { name: true })
   name: string;
 
   /**

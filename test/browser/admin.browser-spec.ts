@@ -118,6 +118,10 @@ describe('the back office page: an admin at work', () => {
       await page.getByRole('status').getByText('Rita is revoked.').waitFor();
       const rejected = await harness.t.http.get('/admin/disputes').set('authorization', `Bearer ${ritaKey}`);
       expect(rejected.body.code).toBe(4012);
+      // Not one's own account: said as what it is, not as a missing role.
+      await page.getByRole('button', { name: 'Revoke Ada' }).click();
+      await page.getByRole('dialog', { name: 'Revoke Ada?' }).getByRole('button', { name: 'Revoke' }).click();
+      await page.getByRole('alert').getByText('You cannot revoke your own account: another admin, or the master key, can.').waitFor();
 
       await openSection(page, 'Audit trail');
       const first = page.locator('tbody tr').first();

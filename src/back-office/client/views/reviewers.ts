@@ -1,4 +1,6 @@
+import { ApiFailure } from '../api';
 import type { Context, View } from '../context';
+import { PageMessage } from '../notices';
 import { badge, button, field, h, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
 import { confirmAction } from './confirm';
 import { newKeyPanel } from './secret';
@@ -36,7 +38,11 @@ function revoke(context: Context, reviewer: Reviewer, reload: () => Promise<void
   confirmAction(`Revoke ${reviewer.name}?`, [`${reviewer.name}'s key stops working at once, on every instance.`], 'Revoke')
     .then(async (confirmed) => {
       if (!confirmed) return;
-      await context.api('DELETE', `/admin/reviewers/${reviewer.id}`);
+      await context.api('DELETE', `/admin/reviewers/${reviewer.id}`).catch((error: unknown) => {
+        // Here, where only admins come, 4031 is the one refusal left: the account is the caller's own.
+        if (error instanceof ApiFailure && error.code === 4031) throw new PageMessage('You cannot revoke your own account: another admin, or the master key, can.');
+        throw error;
+      });
       await reload();
       context.done(`${reviewer.name} is revoked.`);
     })
