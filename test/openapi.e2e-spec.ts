@@ -46,6 +46,24 @@ describe('the OpenAPI document', () => {
     expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
   });
 
+  it('declares every timestamp of an answer as a date-time (null only where it may be), so that generated clients read dates', () => {
+    const schemas = (document as { components: { schemas: Record<string, { properties?: Record<string, { type?: unknown; format?: unknown }> }> } })
+      .components.schemas;
+    // Request bodies (the DTOs) say what they accept: submitted_at takes any value (spec §4.2).
+    const timestamps = Object.entries(schemas)
+      .filter(([schema]) => !schema.endsWith('Dto'))
+      .flatMap(([schema, { properties = {} }]) =>
+        Object.entries(properties)
+          .filter(([name]) => name === 'at' || name.endsWith('_at'))
+          .map(([name, { type, format }]) => ({ name: `${schema}.${name}`, type, format })),
+      );
+    expect(timestamps.length).toBe(13);
+    const nullable = ['MarketItem.resolved_at', 'PartnerKey.revoked_at', 'Reviewer.revoked_at'];
+    expect(timestamps).toEqual(
+      timestamps.map(({ name }) => ({ name, type: nullable.includes(name) ? ['string', 'null'] : 'string', format: 'date-time' })),
+    );
+  });
+
   it('calls a dispute body valid exactly when the service takes it, at the edges of its rules', async () => {
     const schemas = new OpenApiValidator(document);
     const documentTakes = (body: Json) => schemas.conforms('SubmitDisputeDto', body);

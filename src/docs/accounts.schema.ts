@@ -3,7 +3,7 @@
  * responses.schema.ts: the swagger CLI plugin reads the property types and comments).
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { Int64, NextCursor } from './responses.schema';
+import { Int64, NextCursor, Timestamp } from './responses.schema';
 
 export class CreatedReviewer {
   /** @example 3 */
@@ -35,12 +35,14 @@ export class Reviewer {
   role: 'admin' | 'reviewer';
 
   /** @example "2026-11-01T10:00:00.000Z" */
+  @Timestamp()
   created_at: string;
 
   /**
    * null while the key works.
    * @example "2026-11-04T10:00:00.000Z"
    */
+  @Timestamp({ nullable: true })
   revoked_at: string | null;
 }
 
@@ -54,6 +56,7 @@ export class RevokedReviewer {
   id: number;
 
   /** @example "2026-11-04T10:00:00.000Z" */
+  @Timestamp()
   revoked_at: string;
 }
 
@@ -87,12 +90,14 @@ export class PartnerKey {
   prefix: string;
 
   /** @example "2026-11-01T10:00:00.000Z" */
+  @Timestamp()
   created_at: string;
 
   /**
    * null while the key works.
    * @example "2026-11-04T10:00:00.000Z"
    */
+  @Timestamp({ nullable: true })
   revoked_at: string | null;
 }
 
@@ -104,6 +109,7 @@ export class Partner {
   name: string;
 
   /** @example "2026-11-01T10:00:00.000Z" */
+  @Timestamp()
   created_at: string;
 
   keys: PartnerKey[];
@@ -131,6 +137,7 @@ export class RevokedKey {
   key_id: number;
 
   /** @example "2026-11-04T10:00:00.000Z" */
+  @Timestamp()
   revoked_at: string;
 }
 
@@ -140,6 +147,7 @@ export class AuditEvent {
   id: number;
 
   /** @example "2026-11-03T09:30:00.000Z" */
+  @Timestamp()
   at: string;
 
   /**

@@ -11,6 +11,9 @@ import { CURSOR_PATTERN } from '../review/cursor';
 /** Ids are PostgreSQL bigints, sent as JSON integers. */
 export const Int64 = () => ApiProperty({ type: 'integer', format: 'int64' });
 
+/** Timestamps are RFC 3339 in UTC (contract §3): a generated client can read them as dates. */
+export const Timestamp = ({ nullable = false } = {}) => ApiProperty({ type: 'string', format: 'date-time', ...(nullable ? { nullable } : {}) });
+
 /** A page's `next_cursor`, of the form the `cursor` parameter takes. */
 export const NextCursor = (example: string) =>
   ApiProperty({
@@ -67,6 +70,7 @@ export class Decision {
    * RFC 3339 UTC timestamp, milliseconds precision.
    * @example "2026-11-03T09:30:00.000Z"
    */
+  @Timestamp()
   decided_at: string;
 }
 
@@ -96,6 +100,7 @@ export class DisputeItem {
    * RFC 3339 UTC timestamp.
    * @example "2026-11-02T08:00:00.000Z"
    */
+  @Timestamp()
   submitted_at: string;
 
   /** Present only when the dispute is `closed`. */
@@ -126,6 +131,7 @@ export class MarketItem {
    * RFC 3339 UTC timestamp; null while monitoring.
    * @example "2026-11-01T12:00:00.000Z"
    */
+  @Timestamp({ nullable: true })
   resolved_at: string | null;
 
   /**
