@@ -107,24 +107,33 @@ export class DisputeItem {
   decision: Decision | null;
 }
 
+/**
+ * The properties in the spec's order. The document lists decorated properties before the ones
+ * the plugin describes alone: those ahead of `resolved_at` (a Timestamp) carry a bare
+ * @ApiProperty() for their place, the plugin still describing them.
+ */
 export class MarketItem {
   /** @example 2 */
   @Int64()
   id: number;
 
   /** @example "demo" */
+  @ApiProperty()
   source: string;
 
   /** @example "btc-above-100k-2026" */
+  @ApiProperty()
   slug: string;
 
   /** @example "resolved" */
+  @ApiProperty()
   status: 'monitoring' | 'resolved' | 'disputed' | 'closed';
 
   /**
    * Populated once the market is resolved; null while monitoring.
    * @example "YES"
    */
+  @ApiProperty()
   verdict: string | null;
 
   /**
