@@ -37,7 +37,8 @@ export const queueView: View = async (context, [status = 'open']) => {
     h('a', { attrs: { href: `#/queue/${name}`, 'aria-current': status === name ? 'page' : undefined } }, `${label} (${counts[name]})`);
   context.show(
     h('h1', null, 'Dispute queue'),
-    h('p', { class: 'lead' }, status === 'open' ? 'Open disputes, oldest first: start at the top.' : 'Decided disputes, oldest first.'),
+    // In the order they were filed: "Submitted" is the time the partner gives, which may differ.
+    h('p', { class: 'lead' }, status === 'open' ? 'Open disputes, in the order they were filed: start at the top.' : 'Decided disputes, in the order they were filed.'),
     h('nav', { class: 'tabs', attrs: { 'aria-label': 'Dispute status' } }, tab('open', 'Open'), tab('closed', 'Closed')),
     list,
     pager.element,
