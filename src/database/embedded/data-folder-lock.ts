@@ -32,7 +32,11 @@ export class DataFolderLock {
   /** Takes the folder's lock, or throws DataFolderInUse naming the live holder. */
   static async acquire(dataDir: string): Promise<DataFolderLock> {
     const path = lockPath(dataDir);
-    const server = createServer((socket) => socket.end(`${process.pid}\n`));
+    const server = createServer((socket) => {
+      // An asker that left before the answer (EPIPE, ECONNRESET) must not take the server down.
+      socket.on('error', () => socket.destroy());
+      socket.end(`${process.pid}\n`);
+    });
     server.unref(); // holding the lock never keeps the process alive on its own
     try {
       await listen(server, path);
