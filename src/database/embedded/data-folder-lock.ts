@@ -33,8 +33,9 @@ export class DataFolderLock {
   static async acquire(dataDir: string): Promise<DataFolderLock> {
     const path = lockPath(dataDir);
     const server = createServer((socket) => {
-      // An asker that left before the answer (EPIPE, ECONNRESET) must not take the server down.
-      socket.on('error', () => socket.destroy());
+      // An asker that left before the answer (EPIPE, ECONNRESET) must not take the server down:
+      // the socket closes itself after its error; a listener only keeps the error from being thrown.
+      socket.on('error', () => undefined);
       socket.end(`${process.pid}\n`);
     });
     server.unref(); // holding the lock never keeps the process alive on its own

@@ -112,11 +112,12 @@ function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
   );
   return whenSubmitted(form, context.fail, async () => {
     // `required` lets spaces through; the service would refuse them only after the confirmation.
-    if (reason.value.trim() === '') {
+    const text = reason.value.trim();
+    if (text === '') {
       reason.focus();
       throw new PageMessage('Write the reason for the decision: partners read it.');
     }
-    await decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', reason.value.trim());
+    await decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', text);
   });
 }
 
