@@ -1,7 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { errorEnvelope } from './error-catalogue';
-import { toApiError } from './error-mapping';
+import { DatabaseActivity } from '../database/database-activity';
+import { MetricsService } from '../observability/metrics.service';
+import { errorEnvelope, ErrorCatalogue } from './error-catalogue';
+import { type FailureContext, toApiError } from './error-mapping';
 import { ensureRequestContext } from './request-context.middleware';
 import type { ServiceRequest } from './request-context';
 
@@ -10,8 +12,17 @@ import type { ServiceRequest } from './request-context';
  * Unexpected failures are logged with the request id; their details never reach the body.
  */
 @Catch()
+@Injectable()
 export class EnvelopeExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private readonly context: FailureContext;
+
+  constructor(
+    database: DatabaseActivity,
+    private readonly metrics: MetricsService,
+  ) {
+    this.context = { isDatabaseOverload: (error) => database.isOverload(error) };
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -23,7 +34,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     // Already answered while it was worked on (a protocol error found in its body, its deadline):
     // what came after, such as a guard setting its headers, changes nothing.
     if (response.headersSent && (exception as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT') return;
-    const { apiError, unexpected } = toApiError(exception);
+    const { apiError, unexpected } = toApiError(exception, this.context);
 
     if (unexpected) {
       this.logger.error(
@@ -32,6 +43,12 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
+    // The shedding middlewares refuse with Retry-After set (shedRequest); a request refused later,
+    // after waiting for a database connection while the pool served others, gets it here.
+    if (apiError.code === ErrorCatalogue.SERVER_BUSY.code && !response.hasHeader('Retry-After')) {
+      this.metrics.shed.inc({ reason: 'database-pool' });
+      response.setHeader('Retry-After', '1');
+    }
     response.locals.envelopeCode = apiError.code;
     response.status(200).json(errorEnvelope(apiError));
   }

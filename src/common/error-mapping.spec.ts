@@ -33,6 +33,13 @@ describe('toApiError', () => {
     expect(codeOf({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })).toBe(5030);
   });
 
+  it("maps a database failure that is the instance's overload to 5031, as the running instance judges it", () => {
+    const poolWaitTimeout = new Error('timeout exceeded when trying to connect');
+    expect(toApiError(poolWaitTimeout, { isDatabaseOverload: () => true }).apiError.code).toBe(5031);
+    expect(toApiError(poolWaitTimeout, { isDatabaseOverload: () => false }).apiError.code).toBe(5030);
+    expect(codeOf(poolWaitTimeout)).toBe(5030);
+  });
+
   it('maps anything else to 5000 and flags it as unexpected', () => {
     const { apiError, unexpected } = toApiError(new TypeError('secret internal detail'));
     expect(apiError.code).toBe(5000);

@@ -12,12 +12,18 @@ function bodyParserFailure(error: unknown): { type?: string; status?: number } |
   return { type: typeof type === 'string' ? type : undefined, status: typeof status === 'number' ? status : undefined };
 }
 
+/** What classifying a failure asks of the running instance. */
+export interface FailureContext {
+  /** A database failure that is this instance's overload, not the database's (DatabaseActivity.isOverload). */
+  isDatabaseOverload(error: unknown): boolean;
+}
+
 /**
  * The one place that classifies a failure: anything thrown while serving a request (body
  * parser, validation, the framework, the database, a bug) becomes a catalogued ApiError.
  * `unexpected: true` marks the failures that must be logged as bugs (5000).
  */
-export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
+export function toApiError(error: unknown, context?: FailureContext): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const expected = (entry: (typeof ErrorCatalogue)[keyof typeof ErrorCatalogue], detail?: string) => ({
     apiError: new ApiError(entry, detail),
@@ -45,6 +51,7 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
     if (status < 500) return expected(ErrorCatalogue.INVALID_REQUEST);
   }
 
+  if (context?.isDatabaseOverload(error)) return expected(ErrorCatalogue.SERVER_BUSY);
   if (isDatabaseUnavailable(error)) return expected(ErrorCatalogue.SERVICE_UNAVAILABLE);
   return { apiError: new ApiError(ErrorCatalogue.INTERNAL), unexpected: true };
 }

@@ -24,9 +24,13 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '28P01', // invalid_password
 ]);
 
+// pg-pool's error for a wait for a connection longer than connectionTimeoutMillis (a new one that
+// does not connect in time, or one of a full pool that is not given back in time).
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
-  'timeout exceeded when trying to connect',
+  POOL_WAIT_TIMEOUT,
   'Query read timeout',
   'Client has encountered a connection error',
   'Connection is not established',
@@ -68,6 +72,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   const message = typeof driverError.message === 'string' ? driverError.message : '';
   return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
+}
+
+/** A wait for a pool connection that timed out: the database's failure, or the instance's overload (DatabaseActivity). */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  const message = driverErrorOf(error)?.message;
+  return typeof message === 'string' && message.includes(POOL_WAIT_TIMEOUT);
 }
 
 /** True when the error is a unique violation of the named constraint. */

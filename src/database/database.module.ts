@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment';
 import { startupNotice } from '../config/startup-error';
 import { connectWithRetries } from './connect-with-retries';
+import { DatabaseActivity } from './database-activity';
 import { dataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { runMigrationsExclusively } from './run-migrations';
@@ -68,8 +69,16 @@ class DatabaseLocationModule {}
       },
     }),
   ],
-  providers: [Sql],
-  exports: [Sql, DatabaseLocationModule],
+  providers: [
+    Sql,
+    {
+      provide: DatabaseActivity,
+      inject: [DataSource, ConfigService],
+      useFactory: (dataSource: DataSource, config: ConfigService<Environment, true>) =>
+        new DatabaseActivity(dataSource, config.get('DB_CONNECT_TIMEOUT_MS', { infer: true })),
+    },
+  ],
+  exports: [Sql, DatabaseActivity, DatabaseLocationModule],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

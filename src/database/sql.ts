@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { DatabaseActivity } from './database-activity';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 
 /**
@@ -34,7 +35,10 @@ export const adHocStatement = <Row extends QueryResultRow = QueryResultRow>(text
  */
 @Injectable()
 export class Sql {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly activity: DatabaseActivity,
+  ) {}
 
   /** The pg pool behind TypeORM (its size and waiting clients are metrics). */
   get pool(): Pool {
@@ -44,8 +48,14 @@ export class Sql {
   /** The rows of `statement` run with `values`, within `manager`'s transaction when given. */
   async rows<Row extends QueryResultRow>(statement: Statement<Row>, values: unknown[] = [], manager?: EntityManager): Promise<Row[]> {
     const runner: Pool | PoolClient = manager?.queryRunner ? ((await manager.queryRunner.connect()) as PoolClient) : this.pool;
-    const result = await runner.query<Row>({ name: statement.name, text: statement.text, values });
-    return result.rows;
+    try {
+      const result = await runner.query<Row>({ name: statement.name, text: statement.text, values });
+      this.activity.statementEnded();
+      return result.rows;
+    } catch (error) {
+      this.activity.statementEnded(error);
+      throw error;
+    }
   }
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */

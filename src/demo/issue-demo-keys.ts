@@ -10,6 +10,7 @@ import { validateEnvironment } from '../config/environment';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { dataSourceOptions } from '../database/data-source-options';
 import { EmbeddedDatabase } from '../database/embedded-database';
+import { DatabaseActivity } from '../database/database-activity';
 import { Sql, statement } from '../database/sql';
 import { AuditService } from '../review/audit.service';
 import { DEMO_SOURCE, LOCAL_ADMIN_NAME } from './demo-data.service';
@@ -43,7 +44,7 @@ async function issueDemoKeys(): Promise<void> {
   );
   try {
     await dataSource.initialize();
-    const sql = new Sql(dataSource);
+    const sql = new Sql(dataSource, new DatabaseActivity(dataSource, environment.DB_CONNECT_TIMEOUT_MS));
     const audit = new AuditService(sql);
     const apiKey = await audit.record(ACTOR, async (manager) => {
       const [partner] = await sql.rows(DEMO_PARTNER, [DEMO_SOURCE], manager);

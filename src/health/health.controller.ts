@@ -1,10 +1,14 @@
 import { Controller, Get, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { RawResponse } from '../common/raw-response.decorator';
+import { DatabaseActivity } from '../database/database-activity';
 import { HttpStatusFilter } from './http-status.filter';
 
 const READY_TIMEOUT_MS = 1000;
+const LATE = Symbol('late');
 
 /** Liveness and readiness probes: real HTTP status codes (200/503), not the envelope. */
 @ApiTags('operations')
@@ -14,7 +18,9 @@ const READY_TIMEOUT_MS = 1000;
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly activity: DatabaseActivity,
   ) {}
 
   /** The process is up and serving HTTP. */
@@ -27,9 +33,29 @@ export class HealthController {
 
   /** The database answers within a short timeout: send traffic here. */
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: 200 when the database answers within 1 s, else 503 (no envelope)' })
+  @ApiOperation({
+    summary: 'Readiness: 200 when the database answers within 1 s ("degraded" when it answers others while this instance waits for its connections), else 503 (no envelope)',
+  })
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: READY_TIMEOUT_MS })]);
+    return this.health.check([() => this.databaseAnswers()]);
+  }
+
+  /**
+   * A ping on the service's pool, given 1 s. One that waited that long for a connection of a full
+   * pool while the database answered other statements meanwhile finds the instance busy (its
+   * requests get 5031), not the database down: "degraded", still 200, so that a load balancer
+   * does not take every busy instance out at once.
+   */
+  private async databaseAnswers() {
+    const database = this.indicators.check('database');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, LATE)));
+    const outcome = await Promise.race([this.dataSource.query('SELECT 1').then(() => undefined, (error: unknown) => ({ error })), late]);
+    clearTimeout(timer);
+    if (outcome === undefined) return database.up();
+    const waited = outcome === LATE ? this.activity.answeredWithin(READY_TIMEOUT_MS) : this.activity.isOverload(outcome.error);
+    if (waited) return database.degraded({ message: 'the database answers; this instance is waiting for its connections' });
+    return database.down({ message: outcome === LATE ? `no answer within ${READY_TIMEOUT_MS} ms` : 'the database refused or lost the connection' });
   }
 }

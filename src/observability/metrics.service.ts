@@ -82,7 +82,7 @@ export class MetricsService {
 
   readonly shed = new Counter({
     name: 'oracle_http_requests_shed_total',
-    help: 'Requests refused before any work, by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), client-bodies (4290, too many held for one client address), answers (5031, too many answers waiting to be read), client-answers (4290, too many for one client address), connection-closed (a refused connection that kept sending, closed)',
+    help: 'Requests refused for lack of capacity (before any work but database-pool), by reason: connection (4290, too many in progress on their connection), process (5031, too many in this process), bodies (5031, too many request bodies held), client-bodies (4290, too many held for one client address), answers (5031, too many answers waiting to be read), client-answers (4290, too many for one client address), connection-closed (a refused connection that kept sending, closed), database-pool (5031, waited past DB_CONNECT_TIMEOUT_MS for a database connection while the pool served others)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

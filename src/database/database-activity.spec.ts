@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { AfterQueryEvent, DataSource } from 'typeorm';
+import { DatabaseActivity } from './database-activity';
+
+const CONNECT_TIMEOUT_MS = 1500;
+const poolWaitTimeout = new Error('timeout exceeded when trying to connect');
+
+describe('DatabaseActivity', () => {
+  let activity: DatabaseActivity;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    activity = new DatabaseActivity({ subscribers: [] } as unknown as DataSource, CONNECT_TIMEOUT_MS);
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('reads a pool wait that timed out as a database failure until the database answers a statement', () => {
+    expect(activity.answeredWithin(1000)).toBe(false);
+    expect(activity.isOverload(poolWaitTimeout)).toBe(false);
+    activity.statementEnded();
+    expect(activity.answeredWithin(1000)).toBe(true);
+    expect(activity.isOverload(poolWaitTimeout)).toBe(true);
+  });
+
+  it('counts an SQL error (a unique violation) as an answer; a lost connection, a timeout or a pool wait not', () => {
+    activity.statementEnded({ code: 'ECONNRESET', message: 'read ECONNRESET' });
+    activity.statementEnded({ code: '57014', message: 'canceling statement due to statement timeout' });
+    activity.statementEnded(new Error('Query read timeout'));
+    activity.statementEnded(poolWaitTimeout);
+    expect(activity.isOverload(poolWaitTimeout)).toBe(false);
+    activity.statementEnded({ code: '23505', message: 'duplicate key value violates unique constraint' });
+    expect(activity.isOverload(poolWaitTimeout)).toBe(true);
+  });
+
+  it("hears TypeORM's statements as a subscriber", () => {
+    const dataSource = { subscribers: [] as unknown[] };
+    const subscribed = new DatabaseActivity(dataSource as unknown as DataSource, CONNECT_TIMEOUT_MS);
+    expect(dataSource.subscribers).toEqual([subscribed]);
+    subscribed.afterQuery({ success: false, error: { code: 'ECONNREFUSED' } } as AfterQueryEvent);
+    expect(subscribed.answeredWithin(1000)).toBe(false);
+    subscribed.afterQuery({ success: true } as AfterQueryEvent);
+    expect(subscribed.answeredWithin(1000)).toBe(true);
+  });
+
+  it('forgets the last answer once it is older than the wait for a connection', () => {
+    activity.statementEnded();
+    jest.advanceTimersByTime(CONNECT_TIMEOUT_MS);
+    expect(activity.isOverload(poolWaitTimeout)).toBe(true);
+    jest.advanceTimersByTime(1);
+    expect(activity.isOverload(poolWaitTimeout)).toBe(false);
+  });
+
+  it('is about pool waits only: any other failure stays what it is', () => {
+    activity.statementEnded();
+    expect(activity.isOverload({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' })).toBe(false);
+    expect(activity.isOverload(new Error('Connection terminated due to connection timeout'))).toBe(false);
+    expect(activity.isOverload({ driverError: poolWaitTimeout })).toBe(true);
+  });
+});

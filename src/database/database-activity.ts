@@ -1,0 +1,48 @@
+import type { AfterQueryEvent, DataSource, EntitySubscriberInterface } from 'typeorm';
+import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
+
+/**
+ * Whether the database is serving this instance: the last time it answered one of the
+ * instance's statements (a result, or an SQL error such as a unique violation; not a connection
+ * that failed, nor a statement cancelled by a timeout). Sql reports the statements it runs,
+ * TypeORM's subscriber hook the others (entity methods, transactions, the readiness probe).
+ *
+ * It tells apart two failures that pg-pool reports alike, "timeout exceeded when trying to
+ * connect" after DB_CONNECT_TIMEOUT_MS: a database that does not answer (nothing comes back:
+ * 5030) and an instance with more requests than its pool serves in that time while the database
+ * answers the others (the instance is busy: 5031, with Retry-After).
+ */
+export class DatabaseActivity implements EntitySubscriberInterface {
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+
+  /** `connectTimeoutMs`: the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS). */
+  constructor(
+    dataSource: DataSource,
+    private readonly connectTimeoutMs: number,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  /** TypeORM's statements. */
+  afterQuery(event: AfterQueryEvent): void {
+    this.statementEnded(event.success ? undefined : event.error);
+  }
+
+  /** A statement came back, with `error` when it failed. */
+  statementEnded(error?: unknown): void {
+    if (error === undefined || !isDatabaseUnavailable(error)) this.lastAnsweredAt = performance.now();
+  }
+
+  /** The database answered a statement within the last `ms`. */
+  answeredWithin(ms: number): boolean {
+    return performance.now() - this.lastAnsweredAt <= ms;
+  }
+
+  /**
+   * `error` is a wait for a pool connection that timed out while the database answered other
+   * statements: the instance's overload, not the database's failure.
+   */
+  isOverload(error: unknown): boolean {
+    return isPoolWaitTimeout(error) && this.answeredWithin(this.connectTimeoutMs);
+  }
+}

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpClient, type HttpResult, runPool } from './support/http-client';
+import { countCodes, expectNo5000 } from './support/hostile';
+import { type OneServer, startOneServer } from './support/one-server';
+import { disputeBody } from './support/seed';
+
+const POOL_SIZE = 2;
+const CONNECT_TIMEOUT_MS = 100;
+const FILINGS = 160;
+
+/**
+ * More work than the database pool can take in time, with a database that answers: requests that
+ * waited past DB_CONNECT_TIMEOUT_MS for one of the pool's connections while the pool kept serving
+ * others are the instance's overload, answered 5031 "server busy" with Retry-After, not 5030
+ * (the database is fine), and the readiness probe still says the database answers.
+ */
+describe('faults: an instance with more work than its database pool takes in time', () => {
+  let h: OneServer;
+
+  beforeAll(async () => {
+    h = await startOneServer({
+      name: 'overload-server',
+      perPartner: FILINGS,
+      env: {
+        DB_POOL_SIZE: String(POOL_SIZE),
+        MAX_REQUESTS_PER_CONNECTION: '1',
+        DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        RATE_LIMIT_DISPUTE_PER_MINUTE: '100000',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await h?.server.stop();
+    await h?.postgres.destroy();
+  });
+
+  it(`${FILINGS} filings at once on a pool of ${POOL_SIZE}: each is filed or told 5031 with Retry-After, none 5030; ready stays 200`, async () => {
+    const s = h.server;
+    const clients = Array.from({ length: 4 }, (_, n) => new HttpClient(s.http.baseUrl, `127.0.0.${n + 3}`));
+    const probe = new HttpClient(s.http.baseUrl, '127.0.0.2');
+    let filings: HttpResult[] = [];
+    let probes: HttpResult[] = [];
+    try {
+      const filing = Promise.all(
+        h.markets.map((market, n) =>
+          clients[n % clients.length].request('POST', '/oracle/markets/dispute/submit', {
+            headers: { 'x-api-key': market.apiKey },
+            body: disputeBody(market.id),
+          }),
+        ),
+      );
+      // Readiness asked while the filings wait for the pool, each on a new connection.
+      const probing = Promise.all(
+        Array.from({ length: 5 }, async (_, n) => {
+          await sleep(30 * (n + 1));
+          return probe.request('GET', '/health/ready', { freshConnection: true });
+        }),
+      );
+      [filings, probes] = await Promise.all([filing, probing]);
+    } finally {
+      for (const client of [...clients, probe]) client.close();
+    }
+    const bodies = filings.map((filing) => filing.body);
+    const busy = filings.filter((filing) => filing.body?.code === 5031);
+    console.log(
+      [
+        `${FILINGS} filings at once, pool of ${POOL_SIZE}, ${CONNECT_TIMEOUT_MS} ms to get a connection:`,
+        `  answers: ${countCodes(bodies)}`,
+        `  /health/ready during the burst: ${probes.map((answer) => `${answer.status} ${answer.body?.details?.database?.status}`).join(', ')}`,
+      ].join('\n'),
+    );
+    expect(filings.every((filing) => filing.status === 200)).toBe(true);
+    for (const body of bodies) expect([0, 5031]).toContain(body?.code);
+    // The burst must have overrun the pool, or this test proves nothing.
+    expect(busy.length).toBeGreaterThan(0);
+    for (const answer of busy) {
+      expect(answer.body).toEqual({ code: 5031, msg: 'server busy', detail: 'server busy' });
+      expect(answer.headers?.['retry-after']).toBe('1');
+    }
+    // The database answers: ready, "degraded" where the probe itself waited for the full pool.
+    for (const answer of probes) expect(answer.status).toBe(200);
+    expect(probes.some((answer) => answer.body.details.database.status === 'degraded')).toBe(true);
+    await expectNo5000(s);
+
+    // What was refused was not filed: filing it again, one at a time, succeeds.
+    const client = new HttpClient(s.http.baseUrl, '127.0.0.2');
+    try {
+      const retried = await runPool(
+        busy.map((answer) => () => {
+          const market = h.markets[filings.indexOf(answer)];
+          return client.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': market.apiKey }, body: disputeBody(market.id) });
+        }),
+        1,
+      );
+      expect(countCodes(retried.map((answer) => answer.body))).toBe(`${busy.length} x 0`);
+    } finally {
+      client.close();
+    }
+  });
+});
