@@ -338,6 +338,16 @@ describe('review back office (/admin)', () => {
       expect((await master.post('/admin/markets', { source: 'ends', slug: ' /a/ ' })).body).toEqual(error(4093, 'already exists'));
     });
 
+    it('refuses a slug with a character that does not show (a partner could never type it), once its ends are trimmed', async () => {
+      await master.post('/admin/partners', { source: 'unseen', name: 'Unseen' });
+      const invisible = error(4000, 'invalid request', 'slug must not contain control, zero-width or direction characters');
+      for (const slug of ['\u200bzw', 'a\u0007b', 'a\tb', 'line\nbreak', 'abc\u202Eevil', 'soft\u00ADhyphen', 'a\uFEFFb']) {
+        expect({ slug, body: (await master.post('/admin/markets', { source: 'unseen', slug })).body }).toEqual({ slug, body: invisible });
+      }
+      expect((await master.post('/admin/markets', { source: 'unseen', slug: '\tvisible/\n' })).body).toMatchObject({ code: 0, data: { slug: 'visible' } });
+      expect((await master.post('/admin/markets', { source: 'unseen', slug: 'caf\u00e9 2026' })).body).toMatchObject({ code: 0, data: { slug: 'caf\u00e9 2026' } });
+    });
+
     it('4094 when resolving a market that is not monitoring; 4040 for an unknown one', async () => {
       const { marketId } = await partnerWithResolvedMarket('resolver');
       const body = { verdict: 'NO', confidence: 'LOW', reasoning: 'again', proofs: [{ chain: 'base', tx_hash: '0x1' }] };

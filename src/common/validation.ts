@@ -29,6 +29,8 @@ const INVISIBLE_CHARACTER = new RegExp(`[${INVISIBLE}]`);
 const VISIBLE = `[^${INVISIBLE}\\uD800-\\uDFFF]`;
 /** A name as people read it: storable, something in it once trimmed, and no invisible character. */
 export const NAME_PATTERN = `^${VISIBLE}*${counted(`\\s${INVISIBLE}`)}${VISIBLE}*$`;
+/** A new market's slug, which partners type: as SLUG_PATTERN, and no invisible character. */
+export const NEW_SLUG_PATTERN = `^${VISIBLE}*${counted(`\\s/${INVISIBLE}`)}${VISIBLE}*$`;
 
 /**
  * A required string, trimmed, then 1 to `max` characters long (4000 otherwise); the OpenAPI
@@ -57,7 +59,7 @@ export function RequiredText(max: number, { name = false } = {}): PropertyDecora
 }
 
 /** Strings must not hold a character that does not show (INVISIBLE): 4000 otherwise. */
-function VisibleText(): PropertyDecorator {
+export function VisibleText(): PropertyDecorator {
   return ValidateBy({
     name: 'visibleText',
     validator: {

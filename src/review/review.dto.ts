@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { ADMIN_ROLES, type AdminRole } from '../auth/reviewer.entity';
 import { YEARS_0001_TO_9999 } from '../common/rfc3339';
-import { IsRfc3339, NON_EMPTY_PATTERN, RequiredText, SLUG_PATTERN, StorableText, TEXT_PATTERN, TextLength, Trim } from '../common/validation';
+import { IsRfc3339, NEW_SLUG_PATTERN, NON_EMPTY_PATTERN, RequiredText, StorableText, TEXT_PATTERN, TextLength, Trim, VisibleText } from '../common/validation';
 import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
 import { normalizeSlug, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from '../markets/market-state';
@@ -72,14 +72,16 @@ export class CreateMarketDto {
   source: string;
 
   /**
-   * Unique within the source; leading and trailing spaces and "/" are removed.
+   * Unique within the source; leading and trailing spaces and "/" are removed. Partners type it:
+   * no character that does not show (controls, zero-width characters, direction marks).
    * @example "btc-above-100k-2026"
    */
-  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: SLUG_PATTERN })
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NEW_SLUG_PATTERN })
   @IsDefined()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeSlug(value) : value))
   @IsString({ message: text(SLUG_MAX_LENGTH) })
   @TextLength(1, SLUG_MAX_LENGTH, { message: `$property must be a non-empty string of at most ${SLUG_MAX_LENGTH} characters after trimming spaces and "/"` })
+  @VisibleText()
   @StorableText()
   slug: string;
 }
