@@ -43,6 +43,26 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect(ready.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
   });
 
+  it('answers probes asked together with one ping of the database: a flood of them (never shed) sends one at a time', async () => {
+    const query = t.dataSource.query.bind(t.dataSource);
+    const pings = { sent: 0, inProgress: 0, mostAtOnce: 0 };
+    t.dataSource.query = ((sql: string, ...rest: unknown[]) => {
+      if (sql !== 'SELECT 1') return query(sql, ...(rest as []));
+      pings.sent++;
+      pings.mostAtOnce = Math.max(pings.mostAtOnce, ++pings.inProgress);
+      return query(sql).finally(() => pings.inProgress--);
+    }) as typeof t.dataSource.query;
+    try {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => request(t.app.getHttpServer()).get('/health/ready')));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      expect(pings.sent).toBeGreaterThan(0);
+      expect(pings.sent).toBeLessThan(50);
+      expect(pings.mostAtOnce).toBe(1);
+    } finally {
+      t.dataSource.query = query;
+    }
+  });
+
   it('reports not ready (503) while the database refuses connections, answers the API 5030, and is ready again after', async () => {
     const database = new URL(t.databaseUrl).pathname.slice(1);
     const partner = await fixturesOf(t).partner('refused');

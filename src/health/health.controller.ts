@@ -38,7 +38,15 @@ export class HealthController {
   })
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.databaseAnswers()]);
+    return this.health.check([() => this.databaseCheck()]);
+  }
+
+  /** Probes asked together share one ping: a flood of them (they are never shed) sends one at a time. */
+  private pending?: ReturnType<HealthController['databaseAnswers']>;
+
+  private databaseCheck() {
+    this.pending ??= this.databaseAnswers().finally(() => (this.pending = undefined));
+    return this.pending;
   }
 
   /**
