@@ -21,8 +21,9 @@ async function bootstrap(): Promise<void> {
   // SIGTERM/SIGINT: answers close their connections; after half a second (requests already on
   // their way are answered), stop accepting and let in-flight requests finish (at most
   // SHUTDOWN_GRACE_MS in all); close the pool and the embedded database (shutdown hooks), exit
-  // 0. Past the grace, the connections still open are closed and the shutdown goes on; exit 1
-  // only if it then does not end within a few seconds.
+  // 0 (1 when the embedded database died: DatabaseModule). Past the grace, the connections still
+  // open are closed and the shutdown goes on; exit 1 only if it then does not end within a few
+  // seconds.
   const shutdown = async (signal: string) => {
     logger.log(`${signal} received: draining in-flight requests, then stopping`);
     const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
@@ -39,7 +40,7 @@ async function bootstrap(): Promise<void> {
     app.close().then(
       () => {
         logger.log('stopped');
-        process.exit(0);
+        process.exit(); // 0, or the exitCode of the failure that asked for the stop
       },
       (error: unknown) => {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -98,6 +99,29 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       }
     } finally {
       await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('tells when its PostgreSQL ends without being stopped (killed), and not when it is stopped', async () => {
+    const folder = await mkdtemp(join(tmpdir(), TEST_FOLDER_PREFIX));
+    await chmod(folder, 0o755);
+    try {
+      const endings: string[] = [];
+      const killed = await EmbeddedDatabase.start({ dataDir: folder });
+      killed.onUnexpectedExit((how) => endings.push(how));
+      const postmasterPid = Number((await readFile(join(killed.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      process.kill(postmasterPid, 'SIGKILL');
+      for (let waited = 0; endings.length === 0 && waited < 5_000; waited += 20) await sleep(20);
+      expect(endings).toEqual(['signal SIGKILL']);
+      await killed.stop();
+
+      const stopped = await EmbeddedDatabase.start({ dataDir: folder });
+      stopped.onUnexpectedExit((how) => endings.push(how));
+      await stopped.stop();
+      await sleep(100);
+      expect(endings).toEqual(['signal SIGKILL']);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   });
 

@@ -36,6 +36,14 @@ const logger = new Logger('Database');
           onDebug: (line) => logger.debug(line),
         });
         logger.log(`embedded PostgreSQL started with its data in ${embedded.clusterDir}`);
+        // Nothing restarts it (and it may have died for a reason a restart would repeat): every
+        // request would get 5030 until someone looked. The service stops instead, as on SIGTERM,
+        // with exit code 1 and an error line saying why, for whoever runs it to start it again.
+        embedded.onUnexpectedExit((how) => {
+          logger.error(`the embedded PostgreSQL stopped by itself (${how}): stopping the service; start it again`);
+          process.exitCode = 1;
+          process.kill(process.pid, 'SIGTERM');
+        });
         return { url: embedded.url, embedded };
       },
     },

@@ -89,6 +89,11 @@ export class EmbeddedDatabase {
     return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pidFile[3].trim()}/postgres`;
   }
 
+  /** Calls `listener` if the server ends without stop() (killed, crashed), with how it ended. */
+  onUnexpectedExit(listener: (how: string) => void): void {
+    this.server.onUnexpectedExit(listener);
+  }
+
   /** Stops the server, then gives the data folder up. */
   async stop(): Promise<void> {
     await this.server.stop();

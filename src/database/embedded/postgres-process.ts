@@ -66,7 +66,16 @@ export async function initdb(program: string, cluster: ClusterFolder, passwordFi
 
 /** A running postgres: its process, the lines it writes (to `log`), and a way to stop it. */
 export class PostgresProcess {
+  private stopping = false;
+
   private constructor(private readonly child: ChildProcess) {}
+
+  /** Calls `listener` if postgres ends without being asked to (killed, crashed), with how it ended. */
+  onUnexpectedExit(listener: (how: string) => void): void {
+    this.child.once('exit', (code, signal) => {
+      if (!this.stopping) listener(signal ? `signal ${signal}` : `exit code ${code}`);
+    });
+  }
 
   /** Starts postgres on 127.0.0.1:`port` and waits until it accepts connections. */
   static async start(program: string, cluster: ClusterFolder, port: number, runAs: OsUser | null, log: (line: string) => void): Promise<PostgresProcess> {
@@ -103,6 +112,7 @@ export class PostgresProcess {
 
   /** PostgreSQL's fast shutdown (sessions ended, data flushed); SIGKILL if it takes too long. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = exitOf(this.child, STOP_TIMEOUT_MS);
     this.child.kill('SIGINT');
