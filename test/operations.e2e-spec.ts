@@ -75,7 +75,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
       expect(notReady.status).toBe(503);
       expect(notReady.body).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
       // The driver's message (here the database's name; elsewhere its host and port) stays in the process (contract §1).
-      expect(notReady.body.error.database).toEqual({ status: 'down', message: 'the database refused or lost the connection' });
+      expect(notReady.body.error.database).toEqual({ status: 'down', message: 'the database did not answer' });
       expect(JSON.stringify(notReady.body)).not.toContain(database);
       expect((await t.http.get('/health/live')).status).toBe(200);
       // PostgreSQL refuses the session (55000, "not currently accepting connections"): it was 5000.

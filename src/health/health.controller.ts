@@ -64,6 +64,6 @@ export class HealthController {
     if (outcome === undefined) return database.up();
     const waited = outcome === LATE ? this.activity.answeredWithin(READY_TIMEOUT_MS) : this.activity.isOverload(outcome.error);
     if (waited) return database.degraded({ message: 'the database answers; this instance is waiting for its connections' });
-    return database.down({ message: outcome === LATE ? `no answer within ${READY_TIMEOUT_MS} ms` : 'the database refused or lost the connection' });
+    return database.down({ message: 'the database did not answer' });
   }
 }

@@ -51,13 +51,16 @@ describe('faults: an instance with more work than its database pool takes in tim
           }),
         ),
       );
-      // Readiness asked while the filings wait for the pool, each on a new connection.
+      // Readiness asked again and again while the filings wait for the pool, by three probers, each probe on a new connection.
+      let done = false;
+      void filing.finally(() => (done = true));
       const probing = Promise.all(
-        Array.from({ length: 5 }, async (_, n) => {
-          await sleep(30 * (n + 1));
-          return probe.request('GET', '/health/ready', { freshConnection: true });
+        Array.from({ length: 3 }, async () => {
+          const answers: HttpResult[] = [];
+          while (!done) answers.push(await probe.request('GET', '/health/ready', { freshConnection: true }));
+          return answers;
         }),
-      );
+      ).then((answers) => answers.flat());
       [filings, probes] = await Promise.all([filing, probing]);
     } finally {
       for (const client of [...clients, probe]) client.close();
@@ -68,7 +71,7 @@ describe('faults: an instance with more work than its database pool takes in tim
       [
         `${FILINGS} filings at once, pool of ${POOL_SIZE}, ${CONNECT_TIMEOUT_MS} ms to get a connection:`,
         `  answers: ${countCodes(bodies)}`,
-        `  /health/ready during the burst: ${probes.map((answer) => `${answer.status} ${answer.body?.details?.database?.status}`).join(', ')}`,
+        `  /health/ready during the burst: ${countCodes(probes.map((answer) => ({ code: `${answer.status} ${answer.body?.details?.database?.status}` })))}`,
       ].join('\n'),
     );
     expect(filings.every((filing) => filing.status === 200)).toBe(true);
@@ -79,9 +82,9 @@ describe('faults: an instance with more work than its database pool takes in tim
       expect(answer.body).toEqual({ code: 5031, msg: 'server busy', detail: 'server busy' });
       expect(answer.headers?.['retry-after']).toBe('1');
     }
-    // The database answers: ready, "degraded" where the probe itself waited for the full pool.
+    // The database answers: ready throughout ("degraded" where a probe's own ping waited past the
+    // pool's timeout, which depends on when it came: test/pool-overload.e2e-spec.ts makes it so).
     for (const answer of probes) expect(answer.status).toBe(200);
-    expect(probes.some((answer) => answer.body.details.database.status === 'degraded')).toBe(true);
     await expectNo5000(s);
 
     // What was refused was not filed: filing it again, one at a time, succeeds.
