@@ -43,6 +43,11 @@ export class DatabaseActivity implements EntitySubscriberInterface {
    * statements: the instance's overload, not the database's failure.
    */
   isOverload(error: unknown): boolean {
-    return isPoolWaitTimeout(error) && this.answeredWithin(this.connectTimeoutMs);
+    return isPoolWaitTimeout(error) && this.answeredRecently();
+  }
+
+  /** The database answered a statement within the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS): the window both judgements use. */
+  answeredRecently(): boolean {
+    return this.answeredWithin(this.connectTimeoutMs);
   }
 }

@@ -40,9 +40,17 @@ const logger = new Logger('Database');
         // request would get 5030 until someone looked. The service stops instead, as on SIGTERM,
         // with exit code 1 and an error line saying why, for whoever runs it to start it again.
         embedded.onUnexpectedExit((how) => {
-          logger.error(`the embedded PostgreSQL stopped by itself (${how}): stopping the service; start it again`);
+          const message = `the embedded PostgreSQL stopped by itself (${how}): stopping the service; start it again`;
           process.exitCode = 1;
-          process.kill(process.pid, 'SIGTERM');
+          // Serving: the shutdown main.ts installs once it listens. Still starting: nothing to
+          // drain, and Nest holds log lines back until the app is built, so the line goes to stderr.
+          if (process.listenerCount('SIGTERM') > 0) {
+            logger.error(message);
+            process.kill(process.pid, 'SIGTERM');
+          } else {
+            startupNotice(message);
+            process.exit();
+          }
         });
         return { url: embedded.url, embedded };
       },

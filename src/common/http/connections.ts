@@ -109,7 +109,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       // progress without their 'close', held with their requests. A thousand connections each
       // pipelining 20 probes at once (8 worked on, the 9th refused, the rest dropped past
       // MAX_DROPS_HELD) had 7,000 of them held, and the 96 MB heap ran out. Closed a moment
-      // later, each connection also gets the answers it had in progress and its refusal.
+      // later, a connection also gets the answers already made (probes, cached reads) and its
+      // refusal; those waiting on the database are cut off with it.
       refusal.closing = true;
       setImmediate(() => socket.destroy());
       return false;
