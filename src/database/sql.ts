@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
-import { DatabaseActivity } from './database-activity';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import { DatabaseActivity } from './database-activity';
 
 /**
  * A SQL statement the service runs. Prepared statements are named after their text, so that a

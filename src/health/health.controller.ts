@@ -16,6 +16,9 @@ const LATE = Symbol('late');
 @RawResponse()
 @UseFilters(HttpStatusFilter)
 export class HealthController {
+  /** Probes asked together share one ping: a flood of them (they are never shed) sends one at a time. */
+  private pending?: ReturnType<HealthController['databaseAnswers']>;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -40,9 +43,6 @@ export class HealthController {
   ready() {
     return this.health.check([() => this.databaseCheck()]);
   }
-
-  /** Probes asked together share one ping: a flood of them (they are never shed) sends one at a time. */
-  private pending?: ReturnType<HealthController['databaseAnswers']>;
 
   private databaseCheck() {
     this.pending ??= this.databaseAnswers().finally(() => (this.pending = undefined));
