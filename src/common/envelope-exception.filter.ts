@@ -18,7 +18,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
   private readonly context: FailureContext;
 
   constructor(
-    database: DatabaseActivity,
+    private readonly database: DatabaseActivity,
     private readonly metrics: MetricsService,
   ) {
     this.context = { isDatabaseOverload: (error) => database.isOverload(error) };
@@ -34,6 +34,14 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     // Already answered while it was worked on (a protocol error found in its body, its deadline):
     // what came after, such as a guard setting its headers, changes nothing.
     if (response.headersSent && (exception as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT') return;
+    // A wait for a pool connection ends in the timers phase of a turn of the event loop that may
+    // have run long (a burst of requests): answers the database sent meanwhile are read in the
+    // poll phase after it. The wait is judged once they are (DatabaseActivity.isOverload).
+    if (this.database.mayHaveUnreadAnswers(exception)) setImmediate(() => this.answer(exception, request, response));
+    else this.answer(exception, request, response);
+  }
+
+  private answer(exception: unknown, request: ServiceRequest, response: Response): void {
     const { apiError, unexpected } = toApiError(exception, this.context);
 
     if (unexpected) {

@@ -53,6 +53,13 @@ describe('DatabaseActivity', () => {
     expect(activity.isOverload(poolWaitTimeout)).toBe(false);
   });
 
+  it('asks for a pool wait with no answer heard in its window to be judged again once the sockets are read', () => {
+    expect(activity.mayHaveUnreadAnswers(poolWaitTimeout)).toBe(true);
+    expect(activity.mayHaveUnreadAnswers({ code: 'ECONNREFUSED' })).toBe(false);
+    activity.statementEnded();
+    expect(activity.mayHaveUnreadAnswers(poolWaitTimeout)).toBe(false);
+  });
+
   it('is about pool waits only: any other failure stays what it is', () => {
     activity.statementEnded();
     expect(activity.isOverload({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' })).toBe(false);

@@ -46,6 +46,15 @@ export class DatabaseActivity implements EntitySubscriberInterface {
     return isPoolWaitTimeout(error) && this.answeredRecently();
   }
 
+  /**
+   * `error` is a pool wait that timed out with no answer heard in its window, and answers may be
+   * waiting in the connections' sockets: when a turn of the event loop runs long, timers (the
+   * pool's wait) run before the sockets are read. Judge it after a setImmediate, once they are.
+   */
+  mayHaveUnreadAnswers(error: unknown): boolean {
+    return isPoolWaitTimeout(error) && !this.answeredRecently();
+  }
+
   /** The database answered a statement within the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS): the window both judgements use. */
   answeredRecently(): boolean {
     return this.answeredWithin(this.connectTimeoutMs);

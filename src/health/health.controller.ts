@@ -62,6 +62,8 @@ export class HealthController {
     const outcome = await Promise.race([this.dataSource.query('SELECT 1').then(() => undefined, (error: unknown) => ({ error })), late]);
     clearTimeout(timer);
     if (outcome === undefined) return database.up();
+    // Answers already in the sockets are read first (DatabaseActivity.mayHaveUnreadAnswers).
+    await new Promise(setImmediate);
     // Judged on the window requests are (DB_CONNECT_TIMEOUT_MS): an instance answering 5031 "come
     // back in a second" does not call itself unready meanwhile.
     const waited = outcome === LATE ? this.activity.answeredRecently() : this.activity.isOverload(outcome.error);
