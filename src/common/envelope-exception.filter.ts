@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { DatabaseActivity } from '../database/database-activity';
 import { MetricsService } from '../observability/metrics.service';
 import { errorEnvelope, ErrorCatalogue } from './error-catalogue';
-import { type FailureContext, toApiError } from './error-mapping';
+import { toApiError } from './error-mapping';
 import { ensureRequestContext } from './request-context.middleware';
 import type { ServiceRequest } from './request-context';
 
@@ -15,14 +15,11 @@ import type { ServiceRequest } from './request-context';
 @Injectable()
 export class EnvelopeExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
-  private readonly context: FailureContext;
 
   constructor(
     private readonly database: DatabaseActivity,
     private readonly metrics: MetricsService,
-  ) {
-    this.context = { isDatabaseOverload: (error) => database.isOverload(error) };
-  }
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -42,7 +39,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
   }
 
   private answer(exception: unknown, request: ServiceRequest, response: Response): void {
-    const { apiError, unexpected } = toApiError(exception, this.context);
+    const { apiError, unexpected } = toApiError(exception, this.database);
 
     if (unexpected) {
       this.logger.error(

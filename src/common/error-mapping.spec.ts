@@ -35,8 +35,8 @@ describe('toApiError', () => {
 
   it("maps a database failure that is the instance's overload to 5031, as the running instance judges it", () => {
     const poolWaitTimeout = new Error('timeout exceeded when trying to connect');
-    expect(toApiError(poolWaitTimeout, { isDatabaseOverload: () => true }).apiError.code).toBe(5031);
-    expect(toApiError(poolWaitTimeout, { isDatabaseOverload: () => false }).apiError.code).toBe(5030);
+    expect(toApiError(poolWaitTimeout, { isOverload: () => true }).apiError.code).toBe(5031);
+    expect(toApiError(poolWaitTimeout, { isOverload: () => false }).apiError.code).toBe(5030);
     expect(codeOf(poolWaitTimeout)).toBe(5030);
   });
 

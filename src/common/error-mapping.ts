@@ -14,8 +14,8 @@ function bodyParserFailure(error: unknown): { type?: string; status?: number } |
 
 /** What classifying a failure asks of the running instance. */
 export interface FailureContext {
-  /** A database failure that is this instance's overload, not the database's (DatabaseActivity.isOverload). */
-  isDatabaseOverload(error: unknown): boolean;
+  /** A database failure that is this instance's overload, not the database's (DatabaseActivity). */
+  isOverload(error: unknown): boolean;
 }
 
 /**
@@ -51,7 +51,7 @@ export function toApiError(error: unknown, context?: FailureContext): { apiError
     if (status < 500) return expected(ErrorCatalogue.INVALID_REQUEST);
   }
 
-  if (context?.isDatabaseOverload(error)) return expected(ErrorCatalogue.SERVER_BUSY);
+  if (context?.isOverload(error)) return expected(ErrorCatalogue.SERVER_BUSY);
   if (isDatabaseUnavailable(error)) return expected(ErrorCatalogue.SERVICE_UNAVAILABLE);
   return { apiError: new ApiError(ErrorCatalogue.INTERNAL), unexpected: true };
 }

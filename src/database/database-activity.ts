@@ -1,4 +1,5 @@
 import type { AfterQueryEvent, DataSource, EntitySubscriberInterface } from 'typeorm';
+import type { FailureContext } from '../common/error-mapping';
 import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
 
 /**
@@ -12,7 +13,7 @@ import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
  * 5030) and an instance with more requests than its pool serves in that time while the database
  * answers the others (the instance is busy: 5031, with Retry-After).
  */
-export class DatabaseActivity implements EntitySubscriberInterface {
+export class DatabaseActivity implements EntitySubscriberInterface, FailureContext {
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
   /** `connectTimeoutMs`: the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS). */
@@ -31,11 +32,6 @@ export class DatabaseActivity implements EntitySubscriberInterface {
   /** A statement came back, with `error` when it failed. */
   statementEnded(error?: unknown): void {
     if (error === undefined || !isDatabaseUnavailable(error)) this.lastAnsweredAt = performance.now();
-  }
-
-  /** The database answered a statement within the last `ms`. */
-  answeredWithin(ms: number): boolean {
-    return performance.now() - this.lastAnsweredAt <= ms;
   }
 
   /**
@@ -57,6 +53,6 @@ export class DatabaseActivity implements EntitySubscriberInterface {
 
   /** The database answered a statement within the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS): the window both judgements use. */
   answeredRecently(): boolean {
-    return this.answeredWithin(this.connectTimeoutMs);
+    return performance.now() - this.lastAnsweredAt <= this.connectTimeoutMs;
   }
 }

@@ -41,8 +41,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   private readonly inProgress = new WeakMap<Socket, Set<Response>>();
   /** Connections whose last request was answered before its body had all arrived. */
   private readonly answeredEarly = new WeakSet<Socket>();
-  /** Connections refused past their limit, how many of their requests were dropped since, and whether they are being closed. */
-  private readonly refused = new WeakMap<Socket, { dropped: number; closing: boolean }>();
+  /** Connections refused past their limit, how many of their requests were dropped since, and whether their destroy is scheduled. */
+  private readonly refused = new WeakMap<Socket, { dropped: number; destroying: boolean }>();
   private dropsHeld = 0;
   /** The connections with answers in progress (their sets in `inProgress`), for the shutdown. */
   private readonly busy = new Set<Set<Response>>();
@@ -101,7 +101,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     if (socket.destroyed) return false;
     const refusal = this.refused.get(socket);
     if (!refusal) return true;
-    if (refusal.closing) return false;
+    if (refusal.destroying) return false;
     if (refusal.dropped >= DROPS_BEFORE_CLOSING || this.dropsHeld >= MAX_DROPS_HELD) {
       this.metrics.shed.inc({ reason: 'connection-closed' });
       // Once Node has parsed what it read of the connection, not from this request's event: a
@@ -111,7 +111,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       // MAX_DROPS_HELD) had 7,000 of them held, and the 96 MB heap ran out. Closed a moment
       // later, a connection also gets the answers already made (probes, cached reads) and its
       // refusal; those waiting on the database are cut off with it.
-      refusal.closing = true;
+      refusal.destroying = true;
       setImmediate(() => socket.destroy());
       return false;
     }
@@ -126,7 +126,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     let answers = this.inProgress.get(socket);
     if (!answers) this.inProgress.set(socket, (answers = new Set()));
     if (answers.size >= this.limit) {
-      this.refused.set(socket, { dropped: 0, closing: false });
+      this.refused.set(socket, { dropped: 0, destroying: false });
       socket.pause();
       res.setHeader('Connection', 'close');
       throw shedRequest(this.metrics, res, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
