@@ -163,7 +163,7 @@ describe('review back office (/admin)', () => {
 
     it('4000 for a name with a character that does not show (zero-width, direction, control), which would pass for another', async () => {
       const invisible = error(4000, 'invalid request', 'name must not contain control, zero-width or direction characters');
-      for (const name of ['ali\u200bce', 'x\u202eevil', 'tab\there', 'b\ufeffom', 'soft\u00adhyphen', 'iso\u2066late']) {
+      for (const name of ['ali\u200bce', 'x\u202eevil', 'tab\there', 'b\ufeffom', 'soft\u00adhyphen', 'iso\u2066late', 'fill\u3164er', 'heart\u2764\ufe0f']) {
         expect((await master.post('/admin/reviewers', { name, role: 'reviewer' })).body).toEqual(invisible);
       }
       expect((await master.post('/admin/reviewers', { name: 'Zoë Ångström 李', role: 'reviewer' })).body.code).toBe(0);
@@ -341,7 +341,7 @@ describe('review back office (/admin)', () => {
     it('refuses a slug with a character that does not show (a partner could never type it), once its ends are trimmed', async () => {
       await master.post('/admin/partners', { source: 'unseen', name: 'Unseen' });
       const invisible = error(4000, 'invalid request', 'slug must not contain control, zero-width or direction characters');
-      for (const slug of ['\u200bzw', 'a\u0007b', 'a\tb', 'line\nbreak', 'abc\u202Eevil', 'soft\u00ADhyphen', 'a\uFEFFb']) {
+      for (const slug of ['\u200bzw', 'a\u0007b', 'a\tb', 'line\nbreak', 'abc\u202Eevil', 'soft\u00ADhyphen', 'a\uFEFFb', 'line\u2028separator']) {
         expect({ slug, body: (await master.post('/admin/markets', { source: 'unseen', slug })).body }).toEqual({ slug, body: invisible });
       }
       expect((await master.post('/admin/markets', { source: 'unseen', slug: '\tvisible/\n' })).body).toMatchObject({ code: 0, data: { slug: 'visible' } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { validateSync } from 'class-validator';
-import { codePoints, decimalsUpTo, TextLength } from './validation';
+import { codePoints, decimalsUpTo, NAME_PATTERN, NEW_SLUG_PATTERN, TextLength, VisibleText } from './validation';
 
 class Text {
   @TextLength(1, 4)
@@ -12,6 +12,41 @@ const accepts = (value: string) => {
   text.value = value;
   return validateSync(text).length === 0;
 };
+
+class Name {
+  @VisibleText()
+  value!: string;
+}
+
+const visible = (value: string) => {
+  const name = new Name();
+  name.value = value;
+  return validateSync(name).length === 0;
+};
+
+describe('VisibleText and the name and new-slug patterns', () => {
+  // What Unicode says does not show: controls, format characters, line and paragraph separators,
+  // and default-ignorable code points.
+  const doesNotShow = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+  const patterns = [new RegExp(NAME_PATTERN, 'u'), new RegExp(NEW_SLUG_PATTERN, 'u')];
+
+  it('refuse inside a text exactly the characters of the first plane that Unicode says do not show', () => {
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCharCode(code);
+      const text = `a${character}b`;
+      const shows = !doesNotShow.test(character);
+      if (visible(text) !== shows || patterns.some((pattern) => pattern.test(text) !== shows)) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('refuse what looked alike before: a Hangul filler, a variation selector, a line separator, a grapheme joiner', () => {
+    for (const text of ['ann\u3164', 'ann\ufe0f', 'ann\u2028lee', 'a\u034fnn', 'ann\u115f']) expect(visible(text)).toBe(false);
+    expect(visible('Zoë Ångström 李 😀')).toBe(true);
+  });
+});
 
 describe('codePoints', () => {
   it('counts a surrogate pair once and a variation selector as a character, as JSON Schema does', () => {

@@ -21,10 +21,16 @@ export const SLUG_PATTERN = `^${STORABLE}*${counted('\\s/')}${STORABLE}*$`;
 /** Storable text that is not empty, taken as it is (not trimmed). */
 export const NON_EMPTY_PATTERN = `^${STORABLE}*${counted('')}${STORABLE}*$`;
 
-// Characters that do not show, or that reorder what follows them: controls, the soft hyphen,
-// zero-width characters and joiners, direction marks, embeddings, overrides and isolates, the
-// byte order mark. Two names that differ only by them look the same.
-const INVISIBLE = '\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF';
+// Characters that do not show, or that reorder what follows them: in the Basic Multilingual
+// Plane, every control (Cc), format character (Cf), line or paragraph separator and
+// default-ignorable code point: the soft hyphen, zero-width characters and joiners, direction
+// marks, embeddings, overrides and isolates, Hangul fillers, variation selectors, the byte
+// order mark. Two names that differ only by them look the same. (A unit test holds the list to
+// those Unicode properties; planes above the first are left out, as a pattern without the `u`
+// flag could not name them.)
+const INVISIBLE =
+  '\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u115F\\u1160' +
+  '\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFFB';
 const INVISIBLE_CHARACTER = new RegExp(`[${INVISIBLE}]`);
 const VISIBLE = `[^${INVISIBLE}\\uD800-\\uDFFF]`;
 /** A name as people read it: storable, something in it once trimmed, and no invisible character. */
@@ -52,7 +58,7 @@ export function RequiredText(max: number, { name = false } = {}): PropertyDecora
       maxLength: max,
       pattern: name ? NAME_PATTERN : TEXT_PATTERN,
       description: name
-        ? `Trimmed, then 1 to ${max} characters, none of them invisible (controls, zero-width characters, direction marks)`
+        ? `Trimmed, then 1 to ${max} characters, none of them invisible (controls, zero-width characters, direction marks, fillers, variation selectors)`
         : `Trimmed, then 1 to ${max} characters`,
     }),
   );

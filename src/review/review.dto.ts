@@ -73,7 +73,8 @@ export class CreateMarketDto {
 
   /**
    * Unique within the source; leading and trailing spaces and "/" are removed. Partners type it:
-   * no character that does not show (controls, zero-width characters, direction marks).
+   * no character that does not show (controls, zero-width characters, direction marks, fillers,
+   * variation selectors).
    * @example "btc-above-100k-2026"
    */
   @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NEW_SLUG_PATTERN })
