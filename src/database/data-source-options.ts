@@ -13,6 +13,7 @@ import { FileDisputeFunction1764000000000 } from './migrations/1764000000000-Fil
 import { UniqueReviewerNames1764100000000 } from './migrations/1764100000000-UniqueReviewerNames';
 import { DisputeQueueOrder1764200000000 } from './migrations/1764200000000-DisputeQueueOrder';
 import { ReviewerNamesIgnoreCase1764300000000 } from './migrations/1764300000000-ReviewerNamesIgnoreCase';
+import { FilingHoldsItsKey1764400000000 } from './migrations/1764400000000-FilingHoldsItsKey';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   UniqueReviewerNames1764100000000,
   DisputeQueueOrder1764200000000,
   ReviewerNamesIgnoreCase1764300000000,
+  FilingHoldsItsKey1764400000000,
 ];
 
 export interface DatabaseSettings {

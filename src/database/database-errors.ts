@@ -85,3 +85,8 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const driverError = driverErrorOf(error);
   return driverError?.code === '23505' && driverError.constraint === constraint;
 }
+
+/** True when PostgreSQL ended the transaction to break a deadlock (it may be run again). */
+export function isDeadlock(error: unknown): boolean {
+  return driverErrorOf(error)?.code === '40P01';
+}

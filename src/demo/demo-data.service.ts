@@ -53,7 +53,7 @@ export class DemoDataService implements OnApplicationBootstrap {
   }
 
   private async seed(): Promise<string> {
-    const { apiKey, partner } = await this.sql.transaction((manager) =>
+    const { apiKey, keyId, partner } = await this.sql.transaction((manager) =>
       this.partnerKeys.createPartner(manager, DEMO_SOURCE, 'Demo Partner'),
     );
     const ids = new Map<string, string>();
@@ -74,7 +74,7 @@ export class DemoDataService implements OnApplicationBootstrap {
         });
       }
     });
-    const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId: '0' };
+    const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId };
     for (const slug of ['eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
       const { dispute_id } = await this.disputes.submitDispute(partnerIdentity, {
         market_id: Number(ids.get(slug)),

@@ -17,13 +17,14 @@ type Filing =
   | { outcome: keyof typeof REFUSALS; dispute_id: null; source: null; slug: null; txid: null };
 
 const REFUSALS = {
+  key_revoked: ErrorCatalogue.API_KEY_INVALID,
   market_not_found: ErrorCatalogue.MARKET_NOT_FOUND,
   other_source: ErrorCatalogue.MARKET_OTHER_SOURCE,
   already_disputed: ErrorCatalogue.MARKET_ALREADY_DISPUTED,
   not_resolved: ErrorCatalogue.MARKET_NOT_RESOLVED,
 } as const;
 
-const FILE_DISPUTE = statement<Filing>('SELECT * FROM file_dispute($1, $2, $3, $4, $5, $6, $7)');
+const FILE_DISPUTE = statement<Filing>('SELECT * FROM file_dispute($1, $2, $3, $4, $5, $6, $7, $8)');
 const LOCK_DISPUTE = statement<{ status: DisputeStatus; market_id: string; submitter_selection: string }>(
   'SELECT status, market_id, submitter_selection FROM disputes WHERE id = $1 FOR UPDATE',
 );
@@ -79,9 +80,10 @@ export class DisputesService {
 
   /**
    * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated): one
-   * call of the database function file_dispute (migration FileDisputeFunction), which locks the
-   * market, applies the rule in the contract's order, inserts the dispute and moves the market
-   * to `disputed`, in one transaction, and answers the outcome. Concurrent submissions for one
+   * call of the database function file_dispute (migrations FileDisputeFunction and
+   * FilingHoldsItsKey), which holds the partner's key (revoked meanwhile: 4011; a revocation
+   * waits for the filing), locks the market, applies the rule in the contract's order, inserts
+   * the dispute and moves the market to `disputed`, in one transaction, and answers the outcome. Concurrent submissions for one
    * market queue on its lock, and each one after the first finds the dispute; the unique
    * constraint on disputes.market_id is the backstop (4091). Answered once every instance has
    * been sent the change (PublicRecords.written).
@@ -95,6 +97,7 @@ export class DisputesService {
       input.submitter_selection,
       input.reason_text,
       input.submitted_at ?? new Date(),
+      partner.keyId,
     ];
     let filing: Filing;
     try {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AdminActor } from '../auth/reviewers.service';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { isDeadlock } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
 import { rfc3339 } from '../markets/market-item';
 import type { AuditEventView } from './audit-event-view';
@@ -12,6 +14,8 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+// The acting account, held until the write commits (see AuditService.record).
+const HOLD_ACTOR = statement('SELECT 1 FROM reviewers WHERE id = $1 AND revoked_at IS NULL FOR SHARE');
 const APPEND_EVENT = statement('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)');
 const AUDIT_PAGE = statement<Omit<AuditEventView, 'id'> & { id: string }>(`
   SELECT id, ${rfc3339('at')} AS at, actor, action, target, details FROM audit_events
@@ -31,9 +35,29 @@ export class AuditService {
   /**
    * Runs an admin write and appends its audit event; both commit or neither does. A repeat that
    * changes nothing (revoking what is already revoked) appends none.
+   *
+   * The acting account is held (its row locked FOR SHARE, still unrevoked) until the write
+   * commits: a revocation (FOR UPDATE) waits for the writes in progress by that account, and a
+   * write that waited for a revocation finds its account revoked (4012). Once a revocation has
+   * answered, nothing the account does commits after it (the guard's lookup alone is a step
+   * earlier). Two admins revoking each other at once each hold their own account and wait for
+   * the other's: PostgreSQL ends one of the two transactions (a deadlock), which is run again
+   * and then finds its account revoked.
    */
   async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
+    try {
+      return await this.attempt(actor, write);
+    } catch (error) {
+      if (!isDeadlock(error)) throw error;
+      return this.attempt(actor, write);
+    }
+  }
+
+  private attempt<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     return this.sql.transaction(async (manager) => {
+      if (actor.id !== null && (await this.sql.rows(HOLD_ACTOR, [actor.id], manager)).length === 0) {
+        throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
+      }
       const { result, audit } = await write(manager);
       if (!audit) return result;
       const details = { actor_id: actor.id === null ? null : Number(actor.id), ...audit.details };
