@@ -25,8 +25,40 @@ describe('validateEnvironment', () => {
       message = (error as Error).message;
     }
     expect(message).toBe(
-      'invalid configuration: PORT="eighty": must be an integer from 1 to 65535; DATABASE_URL=(hidden): must be a postgres:// or postgresql:// URL',
+      "invalid configuration: PORT=\"eighty\": must be an integer from 1 to 65535; DATABASE_URL=(hidden): must be a postgres:// or postgresql:// URL (unset it for the service's own PostgreSQL)",
     );
+  });
+
+  const refusal = (raw: Record<string, string>) => {
+    try {
+      validateEnvironment(raw);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('refuses a DATABASE_URL set but empty (a secret not filled in) rather than serving from a database of its own', () => {
+    for (const empty of ['', '  ']) expect(refusal({ DATABASE_URL: empty })).toMatch(/^invalid configuration: DATABASE_URL=\(hidden\): must be a postgres/);
+  });
+
+  it('hides a refused REDIS_URL, which may carry a password', () => {
+    expect(refusal({ REDIS_URL: ' redis://:S3cret@127.0.0.1:6379' })).toBe('invalid configuration: REDIS_URL=(hidden): must be a redis:// or rediss:// URL');
+  });
+
+  it('takes TRUST_PROXY as Express would trust it, and refuses at start what Express would fail on or read otherwise', () => {
+    for (const value of ['false', 'true', ' 2 ', 'loopback', 'loopback, linklocal', '10.0.0.0/8, 192.168.1.1', '::1/128', '10.0.0.0/255.0.0.0']) {
+      expect({ value, refused: refusal({ TRUST_PROXY: value }) }).toEqual({ value, refused: undefined });
+    }
+    expect(validateEnvironment({ TRUST_PROXY: ' 7 ' }).TRUST_PROXY).toBe('7');
+    for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local']) {
+      expect(refusal({ TRUST_PROXY: value })).toMatch(/^invalid configuration: TRUST_PROXY=.*: must be false, true, a hop count/);
+    }
+  });
+
+  it("refuses a public cache larger than a fifth of the heap's limit: reads of large records could exhaust the heap", () => {
+    expect(refusal({ PUBLIC_CACHE_MAX_BYTES: String(2 ** 30) })).toMatch(/^invalid configuration: PUBLIC_CACHE_MAX_BYTES=1073741824: must be at most a fifth of the heap's limit/);
+    expect(refusal({ PUBLIC_CACHE_MAX_BYTES: String(16 * 2 ** 20) })).toBeUndefined();
   });
 
   it('keeps the requests one connection may have in progress below the database pool', () => {

@@ -1,4 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { isIP } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import { StartupError } from './startup-error';
 
@@ -12,6 +14,17 @@ const trimmedOrUndefined = ({ value }: { value: unknown }) =>
 /** The items of a comma-separated setting, trimmed, empty ones dropped. */
 export const itemsOf = (list: string | undefined): string[] =>
   (list ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+
+/** An item of TRUST_PROXY's list as Express (proxy-addr) takes it: a named range, an address, or a subnet. */
+function isTrustedRange(item: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) return true;
+  const [address, prefix, ...rest] = item.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = version === 4 ? 32 : 128;
+  return (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits) || (version === 4 && isIP(prefix) === 4);
+}
 
 /** An origin as a browser's Origin header carries it (scheme, host, port only): the only form CORS can match. */
 const isOrigin = (text: string) => URL.canParse(text) && new URL(text).origin === text;
@@ -27,9 +40,12 @@ export class Environment {
   @Max(65535, { message: 'must be an integer from 1 to 65535' })
   PORT = 3000;
 
-  @Transform(emptyToUndefined)
+  /**
+   * Unset: the service's own PostgreSQL. Set but empty (a secret that was not filled in) is
+   * refused rather than read as unset: that would serve from an empty database of its own.
+   */
   @IsOptional()
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL (unset it for the service\'s own PostgreSQL)' })
   DATABASE_URL?: string;
 
   @IsString()
@@ -178,9 +194,15 @@ export class Environment {
   @Max(300000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-  /** Express "trust proxy": false, true, a hop count, or a comma-separated list of addresses/subnets. */
-  @Matches(/^(false|true|\d{1,2}|[0-9a-fA-F.:/,\s]+|loopback|linklocal|uniquelocal)$/, {
-    message: 'must be false, true, a hop count, or a comma-separated list of addresses or subnets',
+  /** Express "trust proxy": false, true, a hop count, or a comma-separated list of addresses, subnets and named ranges. */
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || value.split(',').every((item) => isTrustedRange(item.trim()))),
+      defaultMessage: () =>
+        'must be false, true, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
+    },
   })
   TRUST_PROXY = 'false';
 
@@ -204,20 +226,28 @@ export class Environment {
   SHUTDOWN_GRACE_MS = 10000;
 }
 
+/** Variables whose values are never shown, even refused: they may carry a password or a key. */
+const SECRETS = new Set(['DATABASE_URL', 'ADMIN_MASTER_KEY', 'REDIS_URL']);
+
 /** Validates `process.env`; throws a StartupError, one line naming every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const environment = plainToInstance(Environment, raw, { exposeDefaultValues: true });
   const errors = validateSync(environment, { whitelist: false });
   const lines = errors.map((error) => {
-    const shown = (error.property === 'DATABASE_URL' || error.property === 'ADMIN_MASTER_KEY')
-      ? '(hidden)'
-      : JSON.stringify(error.value);
+    const shown = SECRETS.has(error.property) ? '(hidden)' : JSON.stringify(error.value);
     return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
   });
   if (errors.length === 0 && environment.MAX_REQUESTS_PER_CONNECTION >= environment.DB_POOL_SIZE) {
     lines.push(
       `MAX_REQUESTS_PER_CONNECTION=${environment.MAX_REQUESTS_PER_CONNECTION}: must be below DB_POOL_SIZE ` +
         `(${environment.DB_POOL_SIZE}), or one connection could hold every database connection`,
+    );
+  }
+  const heapLimit = getHeapStatistics().heap_size_limit;
+  if (errors.length === 0 && environment.PUBLIC_CACHE_MAX_BYTES > heapLimit / 5) {
+    lines.push(
+      `PUBLIC_CACHE_MAX_BYTES=${environment.PUBLIC_CACHE_MAX_BYTES}: must be at most a fifth of the heap's limit ` +
+        `(${Math.floor(heapLimit / 5)} bytes here; node's --max-old-space-size sets it), or reads of large records could exhaust the heap`,
     );
   }
   if (lines.length > 0) throw new StartupError(`invalid configuration: ${lines.join('; ')}`);
