@@ -1,8 +1,10 @@
 import { Controller, Get, UseFilters } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { ExpressAdapterWithDeadlines } from '../common/http/http-server';
 import { RawResponse } from '../common/raw-response.decorator';
 import { DatabaseActivity } from '../database/database-activity';
 import { HttpStatusFilter } from './http-status.filter';
@@ -24,6 +26,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly activity: DatabaseActivity,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   /** The process is up and serving HTTP. */
@@ -34,14 +37,22 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** The database answers within a short timeout: send traffic here. */
+  /** The database answers within a short timeout, and the instance is not stopping: send traffic here. */
   @Get('ready')
   @ApiOperation({
-    summary: 'Readiness: 200 when the database answers within 1 s ("degraded" when it answers others while this instance waits for its connections), else 503 (no envelope)',
+    summary:
+      'Readiness: 200 when the database answers within 1 s ("degraded" when it answers others while this instance waits for its connections), else 503; 503 from SIGTERM on (no envelope)',
   })
   @HealthCheck()
   ready() {
+    if (this.stopping()) return this.health.check([() => this.indicators.check('instance').down({ message: 'the instance is stopping' })]);
     return this.health.check([() => this.databaseCheck()]);
+  }
+
+  /** SIGTERM was received: the instance answers what it is sent, and closes the connections, until it stops. */
+  private stopping(): boolean {
+    const adapter = this.adapterHost.httpAdapter;
+    return adapter instanceof ExpressAdapterWithDeadlines && adapter.stopping;
   }
 
   private databaseCheck() {

@@ -78,8 +78,9 @@ describe('faults: SIGTERM with a request in flight', () => {
 
       // Still running: it waits for the in-flight request...
       expect(s.running).toBe(true);
-      // A request the keep-alive client sends now is answered, with Connection: close.
-      kept.write('GET /oracle/markets/nope HTTP/1.1\r\nHost: a\r\n\r\n');
+      // A request the keep-alive client sends now is answered, with Connection: close; readiness
+      // says the instance is stopping, so that a load balancer sends it no more.
+      kept.write('GET /health/ready HTTP/1.1\r\nHost: a\r\n\r\n');
       // ...but, half a second after the signal, no longer accepts connections.
       await sleep(400);
       const probe = await s.http.request('GET', '/health/live', { freshConnection: true, timeoutMs: 1_000 });
@@ -99,7 +100,7 @@ describe('faults: SIGTERM with a request in flight', () => {
       await keptClosed;
       const heads = keptAnswers.split(/(?=HTTP\/1\.1 )/);
       expect(heads).toHaveLength(2);
-      expect(heads[1]).toMatch(/^HTTP\/1\.1 200 [^]*\r\nconnection: close\r\n[^]*"code":4044/i);
+      expect(heads[1]).toMatch(/^HTTP\/1\.1 503 [^]*\r\nconnection: close\r\n[^]*"error":\{"instance":\{"message":"the instance is stopping","status":"down"\}\}/i);
       await expect(quiet.readUntilClosed(1_000)).resolves.toBe(true);
       expect(quiet.answers.map((answer) => [answer.body.code, answer.headers.connection])).toEqual([[4091, 'close']]);
 

@@ -67,6 +67,11 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     setInterval(() => server.closeIdleConnections(), 100).unref();
   }
 
+  /** Shutting down (drain was called): readiness says so, so that a load balancer sends no more. */
+  get stopping(): boolean {
+    return this.draining;
+  }
+
   /** Past the shutdown's grace: every connection still open is closed, its requests cut off. */
   closeAllConnections(): void {
     (this.getHttpServer() as Server).closeAllConnections();
