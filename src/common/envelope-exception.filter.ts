@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { DatabaseActivity } from '../database/database-activity';
+import { databaseFailureOf } from '../database/database-errors';
 import { MetricsService } from '../observability/metrics.service';
-import { errorEnvelope, ErrorCatalogue } from './error-catalogue';
+import { ApiError, errorEnvelope, ErrorCatalogue } from './error-catalogue';
 import { toApiError } from './error-mapping';
 import { ensureRequestContext } from './request-context.middleware';
 import type { ServiceRequest } from './request-context';
@@ -48,6 +49,8 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
+    // A 5030, or a 5031 of the pool: the request's log line says what the database or the driver said.
+    if (!(exception instanceof ApiError) && apiError.code >= 5030) response.locals.failure = databaseFailureOf(exception);
     // The shedding middlewares refuse with Retry-After set (shedRequest); a request refused later,
     // after waiting for a database connection while the pool served others, gets it here.
     if (apiError.code === ErrorCatalogue.SERVER_BUSY.code && !response.hasHeader('Retry-After')) {

@@ -90,3 +90,11 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 export function isDeadlock(error: unknown): boolean {
   return driverErrorOf(error)?.code === '40P01';
 }
+
+/** What a database failure says, for the log: its SQLSTATE or errno, and its message (never its `detail`, which quotes data). */
+export function databaseFailureOf(error: unknown): string | undefined {
+  const driverError = driverErrorOf(error);
+  if (!driverError) return undefined;
+  const message = typeof driverError.message === 'string' ? driverError.message : String(error);
+  return typeof driverError.code === 'string' ? `${driverError.code}: ${message}` : message;
+}

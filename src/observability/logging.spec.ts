@@ -3,7 +3,8 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { droppedLogLines, logDestination } from './logging';
+import { QueryFailedError } from 'typeorm';
+import { droppedLogLines, logDestination, loggedError } from './logging';
 
 const LINE = `${JSON.stringify({ level: 30, msg: 'GET /oracle/markets/public completed', pad: 'x'.repeat(300) })}\n`;
 
@@ -48,4 +49,28 @@ describe('logDestination', () => {
       expect(read().length).toBeLessThanOrEqual(4 * 1024 * 1024 + 16 * 1024);
     }),
   );
+});
+
+describe('loggedError', () => {
+  it("keeps what says what failed, and none of the data PostgreSQL's detail and the statement's values quote", () => {
+    const driverError = Object.assign(new Error('new row for relation "disputes" violates check constraint "short_names"'), {
+      code: '23514',
+      constraint: 'short_names',
+      detail: 'Failing row contains (7, Ann Privateperson, a private reason).',
+    });
+    const error = new QueryFailedError('SELECT * FROM file_dispute($1, $2)', ['Ann Privateperson', 'a private reason'], driverError);
+    const logged = loggedError(error);
+    expect(JSON.stringify(logged)).not.toMatch(/Privateperson|private reason/);
+    expect(logged).toMatchObject({
+      type: 'QueryFailedError',
+      message: 'new row for relation "disputes" violates check constraint "short_names"',
+      code: '23514',
+      constraint: 'short_names',
+      query: 'SELECT * FROM file_dispute($1, $2)',
+      driverError: { code: '23514', constraint: 'short_names' },
+      stack: expect.any(String),
+    });
+    expect(error.parameters).toHaveLength(2); // the error itself is left as it was
+    expect(loggedError('a string')).toBe('a string');
+  });
 });

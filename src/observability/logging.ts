@@ -14,6 +14,20 @@ let dropped = 0;
 
 const asBuilt = (value: unknown) => value;
 
+/**
+ * An error as logged: pino's form of it, without the fields in which PostgreSQL and TypeORM
+ * quote the data (a failing row, a key's value, a statement's values: a partner's user's name
+ * and reason, say). Its type, message, SQLSTATE, constraint, statement and stack stay.
+ */
+export function loggedError(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const logged: Record<string, unknown> = { ...pino.stdSerializers.err(error as Error) };
+  delete logged.detail;
+  delete logged.parameters;
+  if (typeof logged.driverError === 'object' && logged.driverError !== null) logged.driverError = loggedError(logged.driverError);
+  return logged;
+}
+
 /** Log lines dropped because whatever reads stdout did not keep up. */
 export function droppedLogLines(): number {
   return dropped;
@@ -46,7 +60,8 @@ export function logDestination(fd = 1): pino.DestinationStream {
 /**
  * The application's pino logger (through nestjs-pino's LoggerService). Request lines are
  * written by RequestObservationMiddleware, one per request, instead of by pino-http's
- * middleware (forRoutes: none). Credentials are redacted should they ever be logged.
+ * middleware (forRoutes: none). Credentials are redacted should they ever be logged, and errors
+ * are logged without the data their database fields quote (loggedError).
  */
 export function loggingOptions(config: ConfigService<Environment, true>): Params {
   return {
@@ -57,7 +72,7 @@ export function loggingOptions(config: ConfigService<Environment, true>): Params
         // The request lines' `req` and `res` are built whole by RequestObservationMiddleware; the
         // logger nestjs-pino makes would otherwise read them as Node's request and response.
         wrapSerializers: false,
-        serializers: { req: asBuilt, res: asBuilt },
+        serializers: { req: asBuilt, res: asBuilt, err: loggedError },
         redact: {
           paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
           censor: '[redacted]',

@@ -16,17 +16,21 @@ export function routeOf(req: Request): string {
   return typeof path === 'string' && !path.includes('*') ? `${req.baseUrl}${path}` : 'unmatched';
 }
 
-/** The envelope code of a response, or its HTTP status outside the envelope. */
+/** The code of a request whose client left before anything was answered (nginx's "client closed request"). */
+export const CLIENT_CLOSED = 499;
+
+/** The envelope code of a response, its HTTP status outside the envelope, or CLIENT_CLOSED. */
 export function codeOf(res: Response): number {
-  return Number(res.locals.envelopeCode ?? res.statusCode);
+  return Number(res.locals.envelopeCode ?? (res.headersSent ? res.statusCode : CLIENT_CLOSED));
 }
 
 /**
  * Every request, once it is answered (or its client leaves first), is counted and timed in the
  * metrics, by method, route and envelope code, and written as one JSON log line: the request id
  * (= x-request-id), method, URL, the connection's peer address and the client's (as TRUST_PROXY
- * reads it: what the limits count against), route, code, who called (partner source or admin
- * actor), HTTP status and duration. Request headers are never logged. Lines of 5000 and 5030 are
+ * reads it: what the limits count against), route, code (499 when the client left before any
+ * answer), who called (partner source or admin actor), HTTP status and duration, and for a 5030
+ * or a 5031 of the database's pool, what the database or the driver said (`failure`). Request headers are never logged. Lines of 5000 and 5030 are
  * at `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
  * made two child loggers and a logging context for every request: about a fifth of a cached
  * read's cost.)
@@ -59,6 +63,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
         actor: context?.actor?.name,
         res: { statusCode: res.statusCode },
         responseTime: Math.round(elapsedMs),
+        failure: res.locals.failure as string | undefined,
       };
       const message = `${req.method} ${req.originalUrl} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
       if (code === ErrorCatalogue.SERVER_BUSY.code) this.logger.logger.warn(line, message); // shed: the instance is busy, nothing failed

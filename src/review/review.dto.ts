@@ -124,7 +124,8 @@ export class ResolveMarketDto {
   proofs: ProofDto[];
 
   /**
-   * RFC 3339 timestamp; the server's time when omitted.
+   * RFC 3339 timestamp; the server's time when omitted. Once at UTC it must fall within years
+   * 0001 to 9999 (4000 otherwise): an offset can move `0001-01-01T00:30:00+01:00` out of them.
    * @example "2026-11-01T12:00:00Z"
    */
   @ApiProperty({ type: 'string', format: 'date-time', pattern: YEARS_0001_TO_9999, required: false })

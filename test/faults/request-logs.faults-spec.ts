@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
+import { lockMarket } from './support/hostile';
 import { startOneServer } from './support/one-server';
 import { disputeBody, type SeededMarket } from './support/seed';
 import { RawConnection } from './support/raw-http';
@@ -107,6 +108,45 @@ describe('faults: request logs', () => {
     const cause = lines.find((line) => line.err);
     expect(cause).toMatchObject({ level: 50, requestId: 'ops-unexpected', err: { message: 'relation "proofs" does not exist', stack: expect.any(String) } });
     expect(lineOf(s, 'ops-unexpected', 'responseTime')).toMatchObject({ level: 50, route: '/oracle/markets/public', code: 5000 });
+  });
+  it("logs a failure's SQLSTATE and constraint, never the data the database quotes (the failing row, the values)", async () => {
+    const s = server!;
+    await dataSource.query('ALTER TABLE disputes ADD CONSTRAINT logs_short_names CHECK (length(submitter_name) < 3) NOT VALID');
+    try {
+      const body = { ...disputeBody(another.id), submitter_name: 'Ann Privateperson', reason_text: 'a private reason' };
+      const answer = await s.http.request('POST', '/oracle/markets/dispute/submit', {
+        headers: { 'x-api-key': another.apiKey, 'x-request-id': 'ops-private' },
+        body,
+      });
+      expect(answer.body).toEqual({ code: 5000, msg: 'internal error', detail: 'internal error' });
+    } finally {
+      await dataSource.query('ALTER TABLE disputes DROP CONSTRAINT logs_short_names');
+    }
+    const lines = await s.linesMatching((line) => line.includes('"ops-private"'), 2);
+    expect(lines.join('\n')).not.toMatch(/Privateperson|private reason/);
+    const cause = lines.map((line) => JSON.parse(line) as Record<string, any>).find((line) => line.err);
+    expect(cause).toMatchObject({ level: 50, err: { code: '23514', constraint: 'logs_short_names', table: 'disputes' } });
+  });
+
+  it('says in the line of a 5030 what the database answered (here: its statement or lock timeout, both 2 s)', async () => {
+    const s = server!;
+    const lock = await lockMarket(dataSource, another.id);
+    try {
+      const answer = await s.http.request('POST', '/oracle/markets/dispute/submit', {
+        headers: { 'x-api-key': another.apiKey, 'x-request-id': 'ops-unavailable' },
+        body: disputeBody(another.id),
+        timeoutMs: 10_000,
+      });
+      expect(answer.body).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
+    } finally {
+      await lock.release();
+    }
+    await s.linesMatching((line) => line.includes('"reqId":"ops-unavailable"'), 1);
+    expect(lineOf(s, 'ops-unavailable', 'failure')).toMatchObject({
+      level: 50,
+      code: 5030,
+      failure: expect.stringMatching(/^(55P03: canceling statement due to lock timeout|57014: canceling statement due to statement timeout)$/),
+    });
   });
 });
 
