@@ -13,11 +13,12 @@ const UPLOADERS = 2000;
 // The uploaders' addresses (loopback): each may hold a quarter of the budget.
 const UPLOADER_ADDRESSES = ['127.0.0.11', '127.0.0.12', '127.0.0.13', '127.0.0.14', '127.0.0.15', '127.0.0.16', '127.0.0.17', '127.0.0.18'];
 const PIECES = 8;
-const PIECE_EVERY_MS = 250;
-// 2,000 connections sending at once keep both cores busy (as in the slow-clients suite; up to
-// 1.1 s seen on a slow host). Served meanwhile: an innocent held until the uploads had arrived
-// would wait the PIECES x PIECE_EVERY_MS (2 s) they take.
-const INNOCENT_P99_BOUND_MS = 1_500;
+const PIECE_EVERY_MS = 625;
+// What the bound tells apart. An innocent request held until the uploads had arrived would wait
+// the PIECES x PIECE_EVERY_MS (5 s) they take. One served in its turn still waits for the burst:
+// the 2,000 requests whose heads arrived just before its own are each worked on up to their
+// refusal first (1.3-2.0 s on a slow two-core host; the first sample taken during the attack).
+const INNOCENT_P99_BOUND_MS = 3_500;
 
 /** A dispute of `length` bytes (its reason_text fills it: over the field's cap), for `apiKey`. */
 function bigDispute(marketId: number, apiKey: string, length: number): { head: string; body: string } {
