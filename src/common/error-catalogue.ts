@@ -33,7 +33,11 @@ export const ErrorCatalogue = {
 export type ErrorName = keyof typeof ErrorCatalogue;
 export type ErrorEntry = (typeof ErrorCatalogue)[ErrorName];
 
-/** A failure that reaches the client as an error envelope with a catalogued code. */
+/**
+ * A failure that reaches the client as an error envelope with a catalogued code. It is an
+ * outcome of the request, not a bug: no stack is captured (nothing reads it, and capturing one
+ * through Express's and Nest's frames cost ~10 µs of every refused request).
+ */
 export class ApiError extends Error {
   readonly code: number;
   readonly detail: string;
@@ -42,7 +46,10 @@ export class ApiError extends Error {
     readonly entry: ErrorEntry,
     detail?: string,
   ) {
+    const { stackTraceLimit } = Error;
+    Error.stackTraceLimit = 0;
     super(entry.msg);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = entry.code;
     this.detail = detail ?? entry.msg;
