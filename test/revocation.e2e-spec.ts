@@ -30,13 +30,13 @@ describe('revoking a key or an account while it is in use', () => {
   });
   const master = as(MASTER);
 
-  /** Runs `work` in a transaction of its own, which holds what it locks until `work` returns. */
-  async function holding<T>(lock: string, values: unknown[], work: () => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction of its own, which holds what `locks` lock until `work` returns. */
+  async function holding<T>(locks: string[], values: unknown[], work: () => Promise<T>): Promise<T> {
     holder = t.dataSource.createQueryRunner();
     await holder.connect();
     await holder.startTransaction();
     try {
-      await holder.query(lock, values);
+      for (const lock of locks) await holder.query(lock, values);
       return await work();
     } finally {
       await holder.commitTransaction();
@@ -90,7 +90,9 @@ describe('revoking a key or an account while it is in use', () => {
 
   it('a filing let in before its key was revoked, and still running, is refused 4011 once the revocation commits; nothing is filed', async () => {
     const { apiKey, keyId, marketId } = await resolvedMarket();
-    const { filing } = await holding('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keyId], async () => {
+    // A revocation in progress: the key held as revokeKey holds it, its row updated, not committed.
+    const revoking = ['SELECT revoking_partner_key($1)', 'UPDATE api_keys SET revoked_at = now() WHERE id = $1'];
+    const { filing } = await holding(revoking, [keyId], async () => {
       const answer = fileDispute(apiKey, marketId).then((response) => response);
       await waitingForLocks(1, 'file_dispute');
       return { filing: answer };
@@ -102,12 +104,12 @@ describe('revoking a key or an account while it is in use', () => {
 
   it('a revocation waits for the filings in progress with the key: it answers once they have committed', async () => {
     const { source, apiKey, keyId, marketId } = await resolvedMarket();
-    const { filing, revocation } = await holding('SELECT 1 FROM markets WHERE id = $1 FOR UPDATE', [marketId], async () => {
+    const { filing, revocation } = await holding(['SELECT 1 FROM markets WHERE id = $1 FOR UPDATE'], [marketId], async () => {
       const filed = fileDispute(apiKey, marketId).then((response) => response);
       await waitingForLocks(1, 'file_dispute');
       const revoked = master.delete(`/admin/partners/${source}/keys/${keyId}`).then((response) => response);
       // The revocation waits for the filing's hold on the key, which waits for the market.
-      await waitingForLocks(1, 'FOR UPDATE');
+      await waitingForLocks(1, 'revoking_partner_key');
       return { filing: filed, revocation: revoked };
     });
     expect((await filing).body.code).toBe(0);
@@ -115,12 +117,36 @@ describe('revoking a key or an account while it is in use', () => {
     expect(await marketStatus(marketId)).toBe('disputed');
   });
 
+  it('filings that arrive while a revocation waits queue behind it: the key in use cannot keep its revocation waiting', async () => {
+    const first = await resolvedMarket();
+    // A second market of the same partner, filed with the same key.
+    const second = (await master.post('/admin/markets', { source: first.source, slug: 'in-use-too' })).body.data;
+    const resolve = { verdict: 'NO', confidence: 'HIGH', reasoning: 'Confirmed.', proofs: [{ chain: 'base', tx_hash: '0xdef' }] };
+    expect((await master.post(`/admin/markets/${second.id}/resolve`, resolve)).body.code).toBe(0);
+    const { earlier, revocation, later } = await holding(['SELECT 1 FROM markets WHERE id = $1 FOR UPDATE'], [first.marketId], async () => {
+      const earlier = fileDispute(first.apiKey, first.marketId).then((response) => response);
+      await waitingForLocks(1, 'file_dispute');
+      const revocation = master.delete(`/admin/partners/${first.source}/keys/${first.keyId}`).then((response) => response);
+      await waitingForLocks(1, 'revoking_partner_key');
+      // Its key is held by the earlier filing only: with row locks FOR SHARE, this one was let
+      // in beside it at once and filed, ahead of the revocation.
+      const later = fileDispute(first.apiKey, second.id).then((response) => response);
+      await waitingForLocks(2, 'file_dispute');
+      return { earlier, revocation, later };
+    });
+    expect((await earlier).body.code).toBe(0);
+    expect((await revocation).body.code).toBe(0);
+    expect((await later).body).toEqual(error(4011, 'invalid api key'));
+    expect(await marketStatus(second.id)).toBe('resolved');
+  });
+
   it("a decision let in before its reviewer's account was revoked, and still running, is refused 4012 once the revocation commits", async () => {
     const { disputeId, marketId } = await openDispute();
     const reviewer = (await master.post('/admin/reviewers', { name: `reviewer-${++sequence}`, role: 'reviewer' })).body.data;
-    const { decision } = await holding('UPDATE reviewers SET revoked_at = now() WHERE id = $1', [reviewer.id], async () => {
+    const revoking = ['SELECT revoking_reviewer($1)', 'UPDATE reviewers SET revoked_at = now() WHERE id = $1'];
+    const { decision } = await holding(revoking, [reviewer.id], async () => {
       const answer = as(reviewer.api_key).post(`/admin/disputes/${disputeId}/decision`, { type: 'keep', reason_text: 'Stands.' }).then((response) => response);
-      await waitingForLocks(1, 'revoked_at IS NULL FOR SHARE');
+      await waitingForLocks(1, 'hold_reviewer');
       return { decision: answer };
     });
     expect((await decision).body).toEqual(error(4012, 'invalid admin credentials'));

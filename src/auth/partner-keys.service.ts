@@ -25,6 +25,8 @@ const KEY_HOLDER = statement<{ key_id: string; partner_id: string; source: strin
   FROM api_keys k JOIN partners p ON p.id = k.partner_id
   WHERE k.key_hash = $1 AND k.revoked_at IS NULL`);
 const TOUCH_KEY = statement('UPDATE api_keys SET last_used_at = now() WHERE id = $1');
+// Waits for the filings in progress with the key (migration FairCredentialHolds).
+const REVOKING_KEY = statement('SELECT revoking_partner_key($1)');
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -80,9 +82,10 @@ export class PartnerKeysService {
 
   /**
    * Revokes one of a partner's keys (idempotent: `revokedNow` is false if it already was); it
-   * stops working at once on every instance.
+   * stops working at once on every instance, and no filing made with it commits after it.
    */
   async revokeKey(manager: EntityManager, partnerId: string, keyId: string): Promise<{ key: ApiKey; revokedNow: boolean }> {
+    await this.sql.rows(REVOKING_KEY, [keyId], manager);
     const key = await manager.findOne(ApiKey, { where: { id: keyId, partnerId }, lock: { mode: 'pessimistic_write' } });
     if (!key) throw new ApiError(ErrorCatalogue.API_KEY_NOT_FOUND);
     if (key.revokedAt) return { key, revokedNow: false };

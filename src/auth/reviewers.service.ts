@@ -23,6 +23,8 @@ export const MASTER_ACTOR_NAME = 'master';
 const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name');
 
 const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
+// Waits for the admin writes in progress by the account (AuditService.record).
+const REVOKING_REVIEWER = statement('SELECT revoking_reviewer($1)');
 
 /** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
 @Injectable()
@@ -75,6 +77,7 @@ export class ReviewersService {
   async revokeReviewer(manager: EntityManager, actor: AdminActor, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
     // Not one's own: the last admin account would lock every admin out where no master key is set.
     if (actor.id === id) throw new ApiError(ErrorCatalogue.FORBIDDEN, 'an account cannot revoke itself: another admin, or the master key, can');
+    await this.sql.rows(REVOKING_REVIEWER, [id], manager);
     const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
     if (!reviewer) throw new ApiError(ErrorCatalogue.REVIEWER_NOT_FOUND);
     if (reviewer.revokedAt) return { reviewer, revokedNow: false };

@@ -14,6 +14,7 @@ import { UniqueReviewerNames1764100000000 } from './migrations/1764100000000-Uni
 import { DisputeQueueOrder1764200000000 } from './migrations/1764200000000-DisputeQueueOrder';
 import { ReviewerNamesIgnoreCase1764300000000 } from './migrations/1764300000000-ReviewerNamesIgnoreCase';
 import { FilingHoldsItsKey1764400000000 } from './migrations/1764400000000-FilingHoldsItsKey';
+import { FairCredentialHolds1764500000000 } from './migrations/1764500000000-FairCredentialHolds';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   DisputeQueueOrder1764200000000,
   ReviewerNamesIgnoreCase1764300000000,
   FilingHoldsItsKey1764400000000,
+  FairCredentialHolds1764500000000,
 ];
 
 export interface DatabaseSettings {

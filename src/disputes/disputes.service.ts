@@ -80,11 +80,11 @@ export class DisputesService {
 
   /**
    * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated): one
-   * call of the database function file_dispute (migrations FileDisputeFunction and
-   * FilingHoldsItsKey), which holds the partner's key (revoked meanwhile: 4011; a revocation
-   * waits for the filing), locks the market, applies the rule in the contract's order, inserts
-   * the dispute and moves the market to `disputed`, in one transaction, and answers the outcome. Concurrent submissions for one
-   * market queue on its lock, and each one after the first finds the dispute; the unique
+   * call of the database function file_dispute (migrations FileDisputeFunction,
+   * FilingHoldsItsKey and FairCredentialHolds), which holds the partner's key (revoked
+   * meanwhile: 4011; a revocation waits for the filing), locks the market, applies the rule in
+   * the contract's order, inserts the dispute and moves the market to `disputed`, in one
+   * transaction, and answers the outcome. Concurrent submissions for one market queue on its lock, and each one after the first finds the dispute; the unique
    * constraint on disputes.market_id is the backstop (4091). Answered once every instance has
    * been sent the change (PublicRecords.written).
    */

@@ -14,8 +14,8 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-// The acting account, held until the write commits (see AuditService.record).
-const HOLD_ACTOR = statement('SELECT 1 FROM reviewers WHERE id = $1 AND revoked_at IS NULL FOR SHARE');
+// The acting account, held until the write commits: false once revoked (see AuditService.record).
+const HOLD_ACTOR = statement<{ held: boolean }>('SELECT hold_reviewer($1) AS held');
 const APPEND_EVENT = statement('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)');
 const AUDIT_PAGE = statement<Omit<AuditEventView, 'id'> & { id: string }>(`
   SELECT id, ${rfc3339('at')} AS at, actor, action, target, details FROM audit_events
@@ -36,8 +36,8 @@ export class AuditService {
    * Runs an admin write and appends its audit event; both commit or neither does. A repeat that
    * changes nothing (revoking what is already revoked) appends none.
    *
-   * The acting account is held (its row locked FOR SHARE, still unrevoked) until the write
-   * commits: a revocation (FOR UPDATE) waits for the writes in progress by that account, and a
+   * The acting account is held until the write commits (hold_reviewer, migration
+   * FairCredentialHolds): a revocation waits for the writes in progress by that account, and a
    * write that waited for a revocation finds its account revoked (4012). Once a revocation has
    * answered, nothing the account does commits after it (the guard's lookup alone is a step
    * earlier). Two admins revoking each other at once each hold their own account and wait for
@@ -55,7 +55,7 @@ export class AuditService {
 
   private attempt<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     return this.sql.transaction(async (manager) => {
-      if (actor.id !== null && (await this.sql.rows(HOLD_ACTOR, [actor.id], manager)).length === 0) {
+      if (actor.id !== null && !(await this.sql.rows(HOLD_ACTOR, [actor.id], manager))[0].held) {
         throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);
       }
       const { result, audit } = await write(manager);
