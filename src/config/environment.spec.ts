@@ -42,8 +42,11 @@ describe('validateEnvironment', () => {
     for (const empty of ['', '  ']) expect(refusal({ DATABASE_URL: empty })).toMatch(/^invalid configuration: DATABASE_URL=\(hidden\): must be a postgres/);
   });
 
-  it('hides a refused REDIS_URL, which may carry a password', () => {
-    expect(refusal({ REDIS_URL: ' redis://:S3cret@127.0.0.1:6379' })).toBe('invalid configuration: REDIS_URL=(hidden): must be a redis:// or rediss:// URL');
+  it('hides a refused REDIS_URL, which may carry a password, and refuses one set but empty rather than counting per instance', () => {
+    expect(refusal({ REDIS_URL: ' redis://:S3cret@127.0.0.1:6379' })).toBe(
+      'invalid configuration: REDIS_URL=(hidden): must be a redis:// or rediss:// URL (unset it for counts per instance)',
+    );
+    for (const empty of ['', '  ']) expect(refusal({ REDIS_URL: empty })).toMatch(/^invalid configuration: REDIS_URL=\(hidden\): must be a redis/);
   });
 
   it('takes TRUST_PROXY as Express would trust it, and refuses at start what Express would fail on or read otherwise', () => {
@@ -51,7 +54,8 @@ describe('validateEnvironment', () => {
       expect({ value, refused: refusal({ TRUST_PROXY: value }) }).toEqual({ value, refused: undefined });
     }
     expect(validateEnvironment({ TRUST_PROXY: ' 7 ' }).TRUST_PROXY).toBe('7');
-    for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local']) {
+    // Ranges proxy-addr refuses: a prefix of 0, a netmask that is not contiguous.
+    for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local', '0.0.0.0/0', '::/0', '10.0.0.0/0.0.0.0', '10.0.0.0/255.0.255.0']) {
       expect(refusal({ TRUST_PROXY: value })).toMatch(/^invalid configuration: TRUST_PROXY=.*: must be false, true, a hop count/);
     }
   });

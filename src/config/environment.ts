@@ -1,7 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { isIP } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { compile as compileTrustedProxies } from 'proxy-addr';
 import { StartupError } from './startup-error';
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -15,15 +15,17 @@ const trimmedOrUndefined = ({ value }: { value: unknown }) =>
 export const itemsOf = (list: string | undefined): string[] =>
   (list ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
 
-/** An item of TRUST_PROXY's list as Express (proxy-addr) takes it: a named range, an address, or a subnet. */
-function isTrustedRange(item: string): boolean {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) return true;
-  const [address, prefix, ...rest] = item.split('/');
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  const bits = version === 4 ? 32 : 128;
-  return (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits) || (version === 4 && isIP(prefix) === 4);
+/**
+ * A TRUST_PROXY list that Express can use: compiled as Express compiles it (items trimmed, by
+ * proxy-addr), which throws on what it cannot read (an empty item, a prefix or netmask it refuses).
+ */
+function isTrustedList(list: string): boolean {
+  try {
+    compileTrustedProxies(list.split(',').map((item) => item.trim()));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** An origin as a browser's Origin header carries it (scheme, host, port only): the only form CORS can match. */
@@ -85,9 +87,13 @@ export class Environment {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  @Transform(emptyToUndefined)
+  /**
+   * Unset: rate-limit counts per instance. Set but empty (a secret that was not filled in) is
+   * refused rather than read as unset: every instance would count alone, each allowing the
+   * whole budget.
+   */
   @IsOptional()
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL (unset it for counts per instance)' })
   REDIS_URL?: string;
 
   /** Namespace of the rate-limit keys in Redis (instances sharing a budget share it). */
@@ -199,7 +205,7 @@ export class Environment {
   @ValidateBy({
     name: 'isTrustProxy',
     validator: {
-      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || value.split(',').every((item) => isTrustedRange(item.trim()))),
+      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || isTrustedList(value)),
       defaultMessage: () =>
         'must be false, true, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
     },
