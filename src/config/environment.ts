@@ -225,6 +225,17 @@ export class Environment {
   })
   CORS_ORIGINS?: string;
 
+  /**
+   * On SIGTERM, how long the instance goes on serving as usual, readiness answering 503, before
+   * it drains: the time a load balancer takes to see it and send no more. 0: drain at once.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(120000)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /** On SIGTERM, once draining, how long in-flight requests may take before their connections are closed. */
   @Transform(toInt)
   @IsInt()
   @Min(0)

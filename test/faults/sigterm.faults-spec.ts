@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { lockMarket } from './support/hostile';
-import { startOneServer } from './support/one-server';
+import { type OneServer, startOneServer } from './support/one-server';
 import { RawConnection, rawRequest } from './support/raw-http';
 import { disputeBody, type SeededMarket } from './support/seed';
 import type { ServerProcess } from './support/server-process';
@@ -186,5 +186,46 @@ describe('faults: SIGTERM under back-to-back keep-alive requests', () => {
     expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 0, signal: null });
     const answered = figures.reduce((sum, figure) => sum + figure.answered, 0);
     console.log(`SIGTERM under back-to-back keep-alive reads: 40 connections, ${answered} requests, every one answered; each connection closed after an answer with Connection: close`);
+  });
+});
+
+/**
+ * SHUTDOWN_DELAY_MS: from SIGTERM, readiness answers 503 while the instance goes on serving, new
+ * connections included, for that long, so that a load balancer sees it before connections are
+ * refused; then it drains as without it, and exits 0.
+ */
+describe('faults: SIGTERM with SHUTDOWN_DELAY_MS', () => {
+  const DELAY_MS = 2_000;
+  let started: OneServer | undefined;
+
+  beforeAll(async () => {
+    started = await startOneServer({ name: 'sigterm-delay', env: { SHUTDOWN_DELAY_MS: String(DELAY_MS) } });
+  });
+
+  afterAll(async () => {
+    await started?.server.stop();
+    await started?.postgres.destroy();
+  });
+
+  it('answers readiness 503 at once, serves new connections until the delay is over, then stops accepting and exits 0', async () => {
+    const { server: s, markets } = started!;
+    const read = `/oracle/markets/public?slug=${markets[0].slug}&source=${markets[0].source}`;
+    const fresh = (path: string) => s.http.request('GET', path, { freshConnection: true, timeoutMs: 1_000 });
+    const termAt = performance.now();
+    s.signal('SIGTERM');
+    // Past the half second after which, without a delay, new connections are refused.
+    await sleep(800);
+    const ready = await fresh('/health/ready');
+    expect({ status: ready.status, error: ready.body?.error }).toEqual({
+      status: 503,
+      error: { instance: { status: 'down', message: 'the instance is stopping' } },
+    });
+    expect((await fresh(read)).body.code).toBe(0);
+    // The delay, then the drain's half second: new connections are refused.
+    await sleep(DELAY_MS + 500 + 700 - (performance.now() - termAt));
+    const refused = await fresh('/health/live');
+    expect({ status: refused.status, error: refused.error }).toEqual({ status: 0, error: 'ECONNREFUSED' });
+    const exit = await s.waitExit(5_000);
+    expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 0, signal: null });
   });
 });

@@ -28,6 +28,7 @@ const DRAIN_SETTLE_MS = 500;
 export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private admits: (socket: Socket) => boolean = (socket) => !socket.destroyed;
   private closeBusyConnections: () => void = () => undefined;
+  private stopAnnounced = false;
   private draining = false;
 
   constructor(private readonly environment: Environment) {
@@ -59,6 +60,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
    * the caller does next.
    */
   async drain(graceMs: number): Promise<void> {
+    this.stopAnnounced = true;
     this.draining = true;
     this.closeBusyConnections();
     await sleep(Math.min(DRAIN_SETTLE_MS, graceMs));
@@ -67,9 +69,14 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     setInterval(() => server.closeIdleConnections(), 100).unref();
   }
 
-  /** Shutting down (drain was called): readiness says so, so that a load balancer sends no more. */
+  /** From now on readiness says the instance is stopping, so that a load balancer sends it no more; nothing else changes. */
+  announceStop(): void {
+    this.stopAnnounced = true;
+  }
+
+  /** Shutting down (announceStop or drain was called). */
   get stopping(): boolean {
-    return this.draining;
+    return this.stopAnnounced;
   }
 
   /** Past the shutdown's grace: every connection still open is closed, its requests cut off. */
