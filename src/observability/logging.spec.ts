@@ -67,7 +67,7 @@ describe('loggedError', () => {
       code: '23514',
       constraint: 'short_names',
       query: 'SELECT * FROM file_dispute($1, $2)',
-      driverError: { code: '23514', constraint: 'short_names' },
+      driverError: { type: 'Error', code: '23514', constraint: 'short_names' },
       stack: expect.any(String),
     });
     expect(error.parameters).toHaveLength(2); // the error itself is left as it was

@@ -21,11 +21,14 @@ const asBuilt = (value: unknown) => value;
  */
 export function loggedError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
-  const logged: Record<string, unknown> = { ...pino.stdSerializers.err(error as Error) };
-  delete logged.detail;
-  delete logged.parameters;
-  if (typeof logged.driverError === 'object' && logged.driverError !== null) logged.driverError = loggedError(logged.driverError);
-  return logged;
+  return withoutQuotedData(pino.stdSerializers.err(error as Error));
+}
+
+/** `serialized` (an error as pino serializes it, its cause within) without `detail` and `parameters`. */
+function withoutQuotedData(serialized: object): Record<string, unknown> {
+  const { detail: _detail, parameters: _parameters, driverError, ...kept } = serialized as Record<string, unknown>;
+  if (typeof driverError !== 'object' || driverError === null) return kept;
+  return { ...kept, driverError: withoutQuotedData(driverError) };
 }
 
 /** Log lines dropped because whatever reads stdout did not keep up. */
