@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { lockMarket } from './support/hostile';
 import { startOneServer } from './support/one-server';
 import { disputeBody, type SeededMarket } from './support/seed';
-import { RawConnection } from './support/raw-http';
+import { RawConnection, rawRequest } from './support/raw-http';
 import { ADMIN_MASTER_KEY, type ServerProcess } from './support/server-process';
 
 /**
@@ -148,7 +149,36 @@ describe('faults: request logs', () => {
       failure: expect.stringMatching(/^(55P03: canceling statement due to lock timeout|57014: canceling statement due to statement timeout)$/),
     });
   });
+
+  it('logs a request whose client left before any answer as 499, without an HTTP status it never sent', async () => {
+    const s = server!;
+    const lock = await lockMarket(dataSource, another.id);
+    try {
+      const client = await RawConnection.open(s.port);
+      client.write(rawRequest('POST', '/oracle/markets/dispute/submit', { 'x-api-key': another.apiKey, 'x-request-id': 'ops-left' }, disputeBody(another.id)));
+      await waitingForLock(dataSource);
+      client.close();
+      await s.linesMatching((line) => line.includes('"reqId":"ops-left"'), 1);
+    } finally {
+      await lock.release();
+    }
+    const line = lineOf(s, 'ops-left', 'responseTime');
+    expect(line).toMatchObject({ level: 30, code: 499, msg: 'POST /oracle/markets/dispute/submit closed before its answer was sent' });
+    expect(line).not.toHaveProperty('res');
+  });
 });
+
+/** Waits until one of the server's statements waits for a lock. */
+async function waitingForLock(dataSource: DataSource): Promise<void> {
+  for (const deadline = performance.now() + 3_000; performance.now() < deadline; ) {
+    const [{ waiting }] = await dataSource.query(
+      "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name = 'settlement-oracle' AND wait_event_type = 'Lock'",
+    );
+    if (waiting > 0) return;
+    await sleep(20);
+  }
+  throw new Error('no statement of the server waited for a lock');
+}
 
 /** The one request log line (with `field`) of the request with this id. */
 function lineOf(server: ServerProcess, requestId: string, field = 'reqId'): Record<string, any> {
