@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { PartnerKeysService } from '../src/auth/partner-keys.service';
+import { Sql } from '../src/database/sql';
 import type { Fixtures } from './support/fixtures';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
@@ -102,6 +104,22 @@ describe('POST /oracle/markets/dispute/submit', () => {
       const market = await fixtures.market('revoked-co');
       await t.dataSource.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [partner.keyId]);
       expect((await submit(partner.apiKey, disputeBody(market.id))).body).toEqual(error(4011, 'invalid api key'));
+    });
+
+    it('looks up the keys of one turn of the event loop by one statement, each answered as its own', async () => {
+      const revoked = await fixtures.partner('revoked-too');
+      await t.dataSource.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [revoked.keyId]);
+      const keys = [acme.apiKey, 'sok_not-a-real-key', globex.apiKey, revoked.apiKey, acme.apiKey];
+      const sql = t.app.get(Sql);
+      const rows = jest.spyOn(sql, 'rows');
+      try {
+        const holders = await Promise.all(keys.map((key) => t.app.get(PartnerKeysService).authenticate(key)));
+        expect(rows.mock.calls.filter(([statement]) => statement.text.includes('key_hash'))).toHaveLength(1);
+        expect(holders.map((holder) => holder?.source ?? null)).toEqual(['acme', null, 'globex', null, 'acme']);
+        expect(holders[0]?.keyId).toBe(String(acme.keyId));
+      } finally {
+        rows.mockRestore();
+      }
     });
   });
 
