@@ -155,6 +155,28 @@ describe('revoking a key or an account while it is in use', () => {
     expect(n).toBe(0);
   });
 
+  it("a reviewer's revocation waits for the account's decision in progress, and the account's writes that arrive meanwhile queue behind it", async () => {
+    const [first, second] = [await openDispute(), await openDispute()];
+    const reviewer = (await master.post('/admin/reviewers', { name: `reviewer-${++sequence}`, role: 'reviewer' })).body.data;
+    const decide = (disputeId: number) =>
+      as(reviewer.api_key).post(`/admin/disputes/${disputeId}/decision`, { type: 'keep', reason_text: 'Stands.' }).then((response) => response);
+    const { earlier, revocation, later } = await holding(['SELECT 1 FROM disputes WHERE id = $1 FOR UPDATE'], [first.disputeId], async () => {
+      // Its account held, the decision waits for the dispute's row.
+      const earlier = decide(first.disputeId);
+      await waitingForLocks(1, 'submitter_selection FROM disputes');
+      const revocation = master.delete(`/admin/reviewers/${reviewer.id}`).then((response) => response);
+      await waitingForLocks(1, 'revoking_reviewer');
+      const later = decide(second.disputeId);
+      await waitingForLocks(1, 'hold_reviewer');
+      return { earlier, revocation, later };
+    });
+    expect((await earlier).body.code).toBe(0);
+    expect((await revocation).body.code).toBe(0);
+    expect((await later).body).toEqual(error(4012, 'invalid admin credentials'));
+    expect(await marketStatus(first.marketId)).toBe('closed');
+    expect(await marketStatus(second.marketId)).toBe('disputed');
+  });
+
   it('two admins revoking each other at once: exactly one revocation is made, the other admin gets 4012, never 5000', async () => {
     for (let round = 0; round < 4; round++) {
       const [a, b] = await Promise.all(

@@ -16,43 +16,50 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Lock keys: (7101, key id) for partner keys, (7102, account id) for reviewer accounts; an id
  * past 2^31 - 1 shares its lock with a smaller one, which only makes one wait for the other.
+ *
+ * The guarantee holds once every instance runs this release: an instance of an earlier one
+ * (which files through the seven-argument file_dispute, holding nothing) does not wait.
  */
 export class FairCredentialHolds1764500000000 implements MigrationInterface {
   name = 'FairCredentialHolds1764500000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // VOLATILE (as functions are by default, said here because it matters): each statement of
+    // the function takes a snapshot of its own, so the check after the lock sees a revocation
+    // that committed while the lock waited. A STABLE function would check with the snapshot of
+    // the statement that called it.
     await queryRunner.query(`
-      CREATE FUNCTION hold_partner_key(p_key_id bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+      CREATE FUNCTION hold_partner_key(p_key_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM pg_advisory_xact_lock_shared(7101, (p_key_id % 2147483647)::int);
         RETURN EXISTS (SELECT 1 FROM api_keys k WHERE k.id = p_key_id AND k.revoked_at IS NULL);
       END $$`);
     await queryRunner.query(`
-      CREATE FUNCTION revoking_partner_key(p_key_id bigint) RETURNS void LANGUAGE sql AS $$
+      CREATE FUNCTION revoking_partner_key(p_key_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$
         SELECT pg_advisory_xact_lock(7101, (p_key_id % 2147483647)::int)
       $$`);
     await queryRunner.query(`
-      CREATE FUNCTION hold_reviewer(p_reviewer_id bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+      CREATE FUNCTION hold_reviewer(p_reviewer_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM pg_advisory_xact_lock_shared(7102, (p_reviewer_id % 2147483647)::int);
         RETURN EXISTS (SELECT 1 FROM reviewers r WHERE r.id = p_reviewer_id AND r.revoked_at IS NULL);
       END $$`);
     await queryRunner.query(`
-      CREATE FUNCTION revoking_reviewer(p_reviewer_id bigint) RETURNS void LANGUAGE sql AS $$
+      CREATE FUNCTION revoking_reviewer(p_reviewer_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$
         SELECT pg_advisory_xact_lock(7102, (p_reviewer_id % 2147483647)::int)
       $$`);
-    await queryRunner.query(fileDisputeHolding('IF NOT hold_partner_key(p_key_id) THEN'));
+    await queryRunner.query(fileDisputeHolding('held := hold_partner_key(p_key_id);'));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
-      fileDisputeHolding('PERFORM 1 FROM api_keys k WHERE k.id = p_key_id AND k.revoked_at IS NULL FOR SHARE;\n        IF NOT FOUND THEN'),
+      fileDisputeHolding('PERFORM 1 FROM api_keys k WHERE k.id = p_key_id AND k.revoked_at IS NULL FOR SHARE;\n        held := FOUND;'),
     );
     await queryRunner.query('DROP FUNCTION hold_partner_key(bigint), revoking_partner_key(bigint), hold_reviewer(bigint), revoking_reviewer(bigint)');
   }
 }
 
-/** file_dispute with the filing's key, held by `hold` (a test that opens an IF), then the rule of seven arguments. */
+/** file_dispute with the filing's key: `hold` (statements that set `held`), then the rule of seven arguments. */
 function fileDisputeHolding(hold: string): string {
   return `
       CREATE OR REPLACE FUNCTION file_dispute(
@@ -60,8 +67,11 @@ function fileDisputeHolding(hold: string): string {
         p_submitter_selection text, p_reason_text text, p_submitted_at timestamptz, p_key_id bigint
       ) RETURNS TABLE (outcome text, dispute_id bigint, source text, slug text, txid text)
       LANGUAGE plpgsql AS $$
+      DECLARE
+        held boolean;
       BEGIN
         ${hold}
+        IF NOT held THEN
           RETURN QUERY SELECT 'key_revoked', NULL::bigint, NULL::text, NULL::text, NULL::text;
           RETURN;
         END IF;
