@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
@@ -198,11 +198,11 @@ describe('faults: SIGTERM with SHUTDOWN_DELAY_MS', () => {
   const DELAY_MS = 2_000;
   let started: OneServer | undefined;
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     started = await startOneServer({ name: 'sigterm-delay', env: { SHUTDOWN_DELAY_MS: String(DELAY_MS) } });
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await started?.server.stop();
     await started?.postgres.destroy();
   });
@@ -227,5 +227,14 @@ describe('faults: SIGTERM with SHUTDOWN_DELAY_MS', () => {
     expect({ status: refused.status, error: refused.error }).toEqual({ status: 0, error: 'ECONNREFUSED' });
     const exit = await s.waitExit(5_000);
     expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 0, signal: null });
+  });
+
+  it('ends at once on a second signal during the delay, of the other kind too (SIGINT after SIGTERM: exit 130)', async () => {
+    const s = started!.server;
+    s.signal('SIGTERM');
+    await sleep(300);
+    s.signal('SIGINT');
+    const exit = await s.waitExit(1_000);
+    expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 130, signal: null });
   });
 });

@@ -1,0 +1,75 @@
+import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ExpressAdapterWithDeadlines } from './common/http/http-server';
+import type { Environment } from './config/environment';
+
+/** How long the shutdown may still take once the grace is over and every connection is closed. */
+const FINAL_SHUTDOWN_MS = 5_000;
+
+const EXIT_CODE_OF_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
+type StopSignal = keyof typeof EXIT_CODE_OF_SIGNAL;
+
+/**
+ * SIGTERM or SIGINT: readiness answers 503 at once, and the instance serves as usual for
+ * SHUTDOWN_DELAY_MS (a load balancer's time to notice). Then it drains: answers close their
+ * connections; after half a second (requests already on their way are answered), it stops
+ * accepting and lets in-flight requests finish (at most SHUTDOWN_GRACE_MS); then it closes the
+ * pool and the embedded database (shutdown hooks) and exits 0. Past the grace, the connections
+ * still open are closed and the shutdown goes on; exit 1 if it then does not end within a few
+ * seconds.
+ *
+ * A stop asked for by a failure (the embedded database died: DatabaseModule sets the exit code,
+ * then signals) has nothing to serve: no delay, or the delay cut short, and the exit code it set.
+ * Any other second signal, of either kind, ends the process at once.
+ */
+export function stopOnSignals(app: NestExpressApplication, environment: Environment): void {
+  const logger = new Logger('Bootstrap');
+  const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
+  const delay = new AbortController();
+  let stopping = false;
+
+  const stop = async (signal: StopSignal) => {
+    adapter.announceStop();
+    if (environment.SHUTDOWN_DELAY_MS > 0 && !process.exitCode) {
+      logger.log(`${signal} received: /health/ready answers 503; serving ${environment.SHUTDOWN_DELAY_MS} ms more, then draining`);
+      await sleep(environment.SHUTDOWN_DELAY_MS, undefined, { signal: delay.signal }).catch(() => undefined);
+      logger.log('draining in-flight requests, then stopping');
+    } else {
+      logger.log(`${signal} received: draining in-flight requests, then stopping`);
+    }
+    const deadline = setTimeout(() => {
+      logger.warn(`requests still in progress after ${environment.SHUTDOWN_GRACE_MS} ms: closing their connections`);
+      adapter.closeAllConnections();
+      setTimeout(() => {
+        logger.error('the shutdown did not end after the connections were closed: exiting');
+        process.exit(1);
+      }, FINAL_SHUTDOWN_MS).unref();
+    }, environment.SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    await adapter.drain(environment.SHUTDOWN_GRACE_MS);
+    app.close().then(
+      () => {
+        logger.log('stopped');
+        process.exit(); // 0, or the exitCode of the failure that asked for the stop
+      },
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+
+  const onSignal = (signal: StopSignal) => {
+    if (!stopping) {
+      stopping = true;
+      void stop(signal);
+    } else if (process.exitCode) {
+      delay.abort();
+    } else {
+      process.exit(EXIT_CODE_OF_SIGNAL[signal]);
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
