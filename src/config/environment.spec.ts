@@ -56,7 +56,7 @@ describe('validateEnvironment', () => {
     }
     expect(validateEnvironment({ TRUST_PROXY: ' 7 ' }).TRUST_PROXY).toBe('7');
     // Ranges proxy-addr refuses: a prefix of 0, a netmask that is not contiguous.
-    for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local', '0.0.0.0/0', '::/0', '10.0.0.0/0.0.0.0', '10.0.0.0/255.0.255.0']) {
+    for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local', '0.0.0.0/0', '::/0', '10.0.0.0/0.0.0.0', '10.0.0.0/255.0.255.0', '100', '010']) {
       expect(refusal({ TRUST_PROXY: value })).toMatch(/^invalid configuration: TRUST_PROXY=.*: must be false, true, a hop count/);
     }
   });

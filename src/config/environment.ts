@@ -205,7 +205,9 @@ export class Environment {
   @ValidateBy({
     name: 'isTrustProxy',
     validator: {
-      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || isTrustedList(value)),
+      // Digits alone are a hop count (create-app's trustProxy), never an address in proxy-addr's
+      // one-number form ("100" for 0.0.0.100).
+      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || (!/^\d+$/.test(value) && isTrustedList(value))),
       defaultMessage: () =>
         'must be false, true, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
     },
