@@ -20,7 +20,12 @@ export interface IssuedKey {
   apiKey: string;
 }
 
-type KeyHolder = { key_hash: string; key_id: string; partner_id: string; source: string };
+interface KeyHolder {
+  key_hash: string;
+  key_id: string;
+  partner_id: string;
+  source: string;
+}
 
 /** The holder of a valid (unrevoked) key, by the key's hash. */
 const KEY_HOLDER = statement<KeyHolder>(`
@@ -57,11 +62,13 @@ export class PartnerKeysService {
    * The keys authenticated in one turn of the event loop are looked up by one statement, up to
    * KEY_LOOKUP_BATCH of them, dispatched once that turn's I/O is handled (setImmediate), as the
    * public read's misses are (MarketsService): one round trip and one pool connection for many
-   * requests instead of one each. No memo: a key revoked a moment ago is refused.
+   * requests instead of one each. No memo: a key revoked a moment ago is refused. A statement
+   * that fails (the pool's wait, the database) fails every lookup in it, each request with it.
    */
   private readonly holders = new DataLoader(
     async (hashes: readonly string[]) => {
-      const rows = await (hashes.length === 1 ? this.sql.rows(KEY_HOLDER, [hashes[0]]) : this.sql.rows(KEY_HOLDERS, [hashes]));
+      const [lookup, values] = hashes.length === 1 ? [KEY_HOLDER, [hashes[0]]] : [KEY_HOLDERS, [hashes]];
+      const rows = await this.sql.rows(lookup, values);
       const byHash = new Map(rows.map((row) => [row.key_hash, row]));
       return hashes.map((hash) => byHash.get(hash));
     },

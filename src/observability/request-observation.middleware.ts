@@ -29,9 +29,10 @@ export function codeOf(res: Response): number {
  * metrics, by method, route and envelope code, and written as one JSON log line: the request id
  * (= x-request-id), method, URL, the connection's peer address and the client's (as TRUST_PROXY
  * reads it: what the limits count against), route, code (499 when the client left before any
- * answer), who called (partner source or admin actor), HTTP status (none when nothing was sent) and duration, and for a 5030
- * or a 5031 of the database's pool, what the database or the driver said (`failure`). Request headers are never logged. Lines of 5000 and 5030 are
- * at `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
+ * answer), who called (partner source or admin actor), HTTP status (none when nothing was
+ * sent) and duration, and for a 5030 or a 5031 of the database's pool, what the database or the
+ * driver said (`failure`). Request headers are never logged. Lines of 5000 and 5030 are at
+ * `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
  * made two child loggers and a logging context for every request: about a fifth of a cached
  * read's cost.)
  */
