@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { type Environment, validateEnvironment } from './config/environment';
+import { trustProxy } from './config/trust-proxy';
 import { ExpressAdapterWithDeadlines } from './common/http/http-server';
 import { parseQuery } from './common/http/query-parser';
 import { ApiDocsRoutes } from './docs/api-docs';
@@ -35,12 +36,4 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
   app.get(ApiDocsRoutes).attach(app);
   return app;
-}
-
-/** TRUST_PROXY as Express understands it. */
-export function trustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }

@@ -27,12 +27,7 @@ interface KeyHolder {
   source: string;
 }
 
-/** The holder of a valid (unrevoked) key, by the key's hash. */
-const KEY_HOLDER = statement<KeyHolder>(`
-  SELECT k.key_hash, k.id AS key_id, p.id AS partner_id, p.source
-  FROM api_keys k JOIN partners p ON p.id = k.partner_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`);
-/** The same for several hashes at once. */
+/** The holders of valid (unrevoked) keys, by the keys' hashes (an index lookup each). */
 const KEY_HOLDERS = statement<KeyHolder>(`
   SELECT k.key_hash, k.id AS key_id, p.id AS partner_id, p.source
   FROM api_keys k JOIN partners p ON p.id = k.partner_id
@@ -67,8 +62,7 @@ export class PartnerKeysService {
    */
   private readonly holders = new DataLoader(
     async (hashes: readonly string[]) => {
-      const [lookup, values] = hashes.length === 1 ? [KEY_HOLDER, [hashes[0]]] : [KEY_HOLDERS, [hashes]];
-      const rows = await this.sql.rows(lookup, values);
+      const rows = await this.sql.rows(KEY_HOLDERS, [hashes]);
       const byHash = new Map(rows.map((row) => [row.key_hash, row]));
       return hashes.map((hash) => byHash.get(hash));
     },

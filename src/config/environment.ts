@@ -1,8 +1,8 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { getHeapStatistics } from 'node:v8';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
-import { compile as compileTrustedProxies } from 'proxy-addr';
 import { StartupError } from './startup-error';
+import { isTrustProxySetting } from './trust-proxy';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -14,19 +14,6 @@ const trimmedOrUndefined = ({ value }: { value: unknown }) =>
 /** The items of a comma-separated setting, trimmed, empty ones dropped. */
 export const itemsOf = (list: string | undefined): string[] =>
   (list ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
-
-/**
- * A TRUST_PROXY list that Express can use: compiled as Express compiles it (items trimmed, by
- * proxy-addr), which throws on what it cannot read (an empty item, a prefix or netmask it refuses).
- */
-function isTrustedList(list: string): boolean {
-  try {
-    compileTrustedProxies(list.split(',').map((item) => item.trim()));
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** An origin as a browser's Origin header carries it (scheme, host, port only): the only form CORS can match. */
 const isOrigin = (text: string) => URL.canParse(text) && new URL(text).origin === text;
@@ -205,9 +192,7 @@ export class Environment {
   @ValidateBy({
     name: 'isTrustProxy',
     validator: {
-      // Digits alone are a hop count (create-app's trustProxy), never an address in proxy-addr's
-      // one-number form ("100" for 0.0.0.100).
-      validate: (value) => typeof value === 'string' && (/^(false|true|\d{1,2})$/.test(value) || (!/^\d+$/.test(value) && isTrustedList(value))),
+      validate: (value) => typeof value === 'string' && isTrustProxySetting(value),
       defaultMessage: () =>
         'must be false, true, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
     },

@@ -24,30 +24,9 @@ export class FairCredentialHolds1764500000000 implements MigrationInterface {
   name = 'FairCredentialHolds1764500000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // VOLATILE (as functions are by default, said here because it matters): each statement of
-    // the function takes a snapshot of its own, so the check after the lock sees a revocation
-    // that committed while the lock waited. A STABLE function would check with the snapshot of
-    // the statement that called it.
-    await queryRunner.query(`
-      CREATE FUNCTION hold_partner_key(p_key_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_advisory_xact_lock_shared(7101, (p_key_id % 2147483647)::int);
-        RETURN EXISTS (SELECT 1 FROM api_keys k WHERE k.id = p_key_id AND k.revoked_at IS NULL);
-      END $$`);
-    await queryRunner.query(`
-      CREATE FUNCTION revoking_partner_key(p_key_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$
-        SELECT pg_advisory_xact_lock(7101, (p_key_id % 2147483647)::int)
-      $$`);
-    await queryRunner.query(`
-      CREATE FUNCTION hold_reviewer(p_reviewer_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_advisory_xact_lock_shared(7102, (p_reviewer_id % 2147483647)::int);
-        RETURN EXISTS (SELECT 1 FROM reviewers r WHERE r.id = p_reviewer_id AND r.revoked_at IS NULL);
-      END $$`);
-    await queryRunner.query(`
-      CREATE FUNCTION revoking_reviewer(p_reviewer_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$
-        SELECT pg_advisory_xact_lock(7102, (p_reviewer_id % 2147483647)::int)
-      $$`);
+    for (const sql of [...credentialHold('partner_key', 'api_keys', 7101), ...credentialHold('reviewer', 'reviewers', 7102)]) {
+      await queryRunner.query(sql);
+    }
     await queryRunner.query(fileDisputeHolding('held := hold_partner_key(p_key_id);'));
   }
 
@@ -57,6 +36,28 @@ export class FairCredentialHolds1764500000000 implements MigrationInterface {
     );
     await queryRunner.query('DROP FUNCTION hold_partner_key(bigint), revoking_partner_key(bigint), hold_reviewer(bigint), revoking_reviewer(bigint)');
   }
+}
+
+/**
+ * hold_<kind>(id): the credential `id` of `table` held until the transaction ends (a shared
+ * advisory lock of class `lockClass`), and whether it is still unrevoked; revoking_<kind>(id):
+ * the same lock, exclusive, for its revocation.
+ *
+ * VOLATILE (as functions are by default, said here because it matters): each statement of the
+ * function takes a snapshot of its own, so the check after the lock sees a revocation that
+ * committed while the lock waited. A STABLE function would check with the snapshot of the
+ * statement that called it.
+ */
+function credentialHold(kind: string, table: string, lockClass: number): string[] {
+  const lock = `${lockClass}, (p_id % 2147483647)::int`;
+  return [
+    `CREATE FUNCTION hold_${kind}(p_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock_shared(${lock});
+        RETURN EXISTS (SELECT 1 FROM ${table} c WHERE c.id = p_id AND c.revoked_at IS NULL);
+      END $$`,
+    `CREATE FUNCTION revoking_${kind}(p_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$ SELECT pg_advisory_xact_lock(${lock}) $$`,
+  ];
 }
 
 /** file_dispute with the filing's key: `hold` (statements that set `held`), then the rule of seven arguments. */
