@@ -3,7 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
-import onFinished from 'on-finished';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../../observability/metrics.service';
 import { ErrorCatalogue } from '../error-catalogue';
@@ -135,7 +134,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     answers.add(res);
     this.busy.add(answers);
     this.answeredEarly.delete(socket);
-    onFinished(res, () => {
+    // 'close', not on-finished: it also comes to an answer still queued when its connection closes.
+    res.once('close', () => {
       answers.delete(res);
       if (answers.size === 0) this.busy.delete(answers);
       if (!req.complete) this.answeredEarly.add(socket);

@@ -3,9 +3,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Environment } from '../../config/environment';
+import { ReadGate } from './read-gate';
 
 /** Header fields a request may have (no client of this service sends near as many). */
 export const MAX_HEADERS_COUNT = 100;
+
+/** See createServer's highWaterMark below. */
+const ANSWERS_QUEUED_BEFORE_PAUSE = 1;
 
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
 const IDLE_SOCKET_TIMEOUT_MS = 60_000;
@@ -87,7 +91,9 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   override initHttpServer(): void {
     const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
     const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
+    const gate = new ReadGate();
     const listener = (req: IncomingMessage, res: ServerResponse) => {
+      gate.requestParsed(req.socket);
       if (!this.admits(req.socket)) return;
       if (this.draining) res.setHeader('Connection', 'close');
       app(req, res);
@@ -100,6 +106,10 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         connectionsCheckingInterval: 1000,
         // Answered 4000 in the envelope instead (RequestContextMiddleware).
         requireHostHeader: false,
+        // Node stops reading a connection while answers queued on it are not yet written, once
+        // they pass this: with one byte, any answer waiting behind another (a client
+        // pipelining past what it reads) stops the reading until the answers before it are taken.
+        highWaterMark: ANSWERS_QUEUED_BEFORE_PAUSE,
       },
       listener,
     );
@@ -114,6 +124,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     // (4130, ProtocolErrors), where Node's default takes 2,000: a thousand tiny header lines
     // held ~100 KB per request, and 2,000 such requests at once exhausted the heap.
     server.maxHeadersCount = MAX_HEADERS_COUNT;
+    gate.watch(server);
     this.setHttpServer(server);
   }
 }
