@@ -51,13 +51,22 @@ describe('validateEnvironment', () => {
   });
 
   it('takes TRUST_PROXY as Express would trust it, and refuses at start what Express would fail on or read otherwise', () => {
-    for (const value of ['false', 'true', ' 2 ', 'loopback', 'loopback, linklocal', '10.0.0.0/8, 192.168.1.1', '::1/128', '10.0.0.0/255.0.0.0']) {
+    for (const value of ['false', ' 2 ', 'loopback', 'loopback, linklocal', '10.0.0.0/8, 192.168.1.1', '::1/128', '10.0.0.0/255.0.0.0']) {
       expect({ value, refused: refusal({ TRUST_PROXY: value }) }).toEqual({ value, refused: undefined });
     }
     expect(validateEnvironment({ TRUST_PROXY: ' 7 ' }).TRUST_PROXY).toBe('7');
     // Ranges proxy-addr refuses: a prefix of 0, a netmask that is not contiguous.
     for (const value of ['abc', '1e3', ' ', 'fade', '5.5', '10.0.0.0/33', '::1/129', 'loopback,', 'local', '0.0.0.0/0', '::/0', '10.0.0.0/0.0.0.0', '10.0.0.0/255.0.255.0', '100', '010']) {
-      expect(refusal({ TRUST_PROXY: value })).toMatch(/^invalid configuration: TRUST_PROXY=.*: must be false, true, a hop count/);
+      expect(refusal({ TRUST_PROXY: value })).toMatch(/^invalid configuration: TRUST_PROXY=.*: must be false, a hop count/);
+    }
+  });
+
+  it('refuses TRUST_PROXY=true, saying why: any client could choose its own address', () => {
+    for (const value of ['true', ' true ']) {
+      expect(refusal({ TRUST_PROXY: value })).toBe(
+        'invalid configuration: TRUST_PROXY="true": true would let any client choose its own address (the left-most X-Forwarded-For entry): ' +
+          'give the number of proxies in front of the service, or their addresses',
+      );
     }
   });
 

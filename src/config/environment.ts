@@ -29,6 +29,13 @@ export class Environment {
   @Max(65535, { message: 'must be an integer from 1 to 65535' })
   PORT = 3000;
 
+  /** The listener of GET /metrics, apart from the public port (0: a port the system chooses, logged). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 0 to 65535' })
+  @Min(0, { message: 'must be an integer from 0 to 65535' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535' })
+  METRICS_PORT = 9464;
+
   /**
    * Unset: the service's own PostgreSQL. Set but empty (a secret that was not filled in) is
    * refused rather than read as unset: that would serve from an empty database of its own.
@@ -187,14 +194,16 @@ export class Environment {
   @Max(300000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-  /** Express "trust proxy": false, true, a hop count, or a comma-separated list of addresses, subnets and named ranges. */
+  /** Express "trust proxy": false, a hop count, or a comma-separated list of addresses, subnets and named ranges (never true). */
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @ValidateBy({
     name: 'isTrustProxy',
     validator: {
       validate: (value) => typeof value === 'string' && isTrustProxySetting(value),
-      defaultMessage: () =>
-        'must be false, true, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
+      defaultMessage: (args) =>
+        args?.value === 'true'
+          ? 'true would let any client choose its own address (the left-most X-Forwarded-For entry): give the number of proxies in front of the service, or their addresses'
+          : 'must be false, a hop count, or a comma-separated list of IP addresses, subnets (10.0.0.0/8) and loopback, linklocal or uniquelocal',
     },
   })
   TRUST_PROXY = 'false';
@@ -241,6 +250,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     const shown = SECRETS.has(error.property) ? '(hidden)' : JSON.stringify(error.value);
     return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
   });
+  if (errors.length === 0 && environment.METRICS_PORT === environment.PORT) {
+    lines.push(`METRICS_PORT=${environment.METRICS_PORT}: must differ from PORT, so that the metrics are not served to clients`);
+  }
   if (errors.length === 0 && environment.MAX_REQUESTS_PER_CONNECTION >= environment.DB_POOL_SIZE) {
     lines.push(
       `MAX_REQUESTS_PER_CONNECTION=${environment.MAX_REQUESTS_PER_CONNECTION}: must be below DB_POOL_SIZE ` +

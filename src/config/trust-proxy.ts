@@ -1,11 +1,11 @@
 import { compile as compileTrustedProxies } from 'proxy-addr';
 
 /**
- * TRUST_PROXY as Express's `trust proxy` takes it: true, false, a hop count (digits alone, at
- * most two of them), or else a comma-separated list of addresses, subnets and named ranges.
+ * TRUST_PROXY as Express's `trust proxy` takes it: false, a hop count (digits alone, at most two
+ * of them), or else a comma-separated list of addresses, subnets and named ranges. Never `true`
+ * (refused at start): Express would take the left-most X-Forwarded-For entry, the client's own.
  */
-export function trustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
+export function trustProxy(value: string): false | number | string {
   if (value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
@@ -18,8 +18,9 @@ export function trustProxy(value: string): boolean | number | string {
  * cannot read (an empty item, a prefix or netmask it refuses).
  */
 export function isTrustProxySetting(value: string): boolean {
+  if (value === 'true') return false;
   const trust = trustProxy(value);
-  if (typeof trust === 'boolean') return true;
+  if (trust === false) return true;
   if (typeof trust === 'number') return value.length <= 2;
   try {
     compileTrustedProxies(trust.split(',').map((item) => item.trim()));
