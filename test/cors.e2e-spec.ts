@@ -54,8 +54,7 @@ describe('CORS', () => {
     const stranger = await t.http.options('/oracle/markets/dispute/submit').set('origin', 'https://stranger.example').set('access-control-request-method', 'POST');
     expect([stranger.status, stranger.text]).toEqual([200, '{"code":0,"msg":"success","data":{}}']);
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
-    const metrics = await t.http.get('/metrics');
-    expect(metrics.text).toMatch(/oracle_http_requests_total\{method="OPTIONS",route="unmatched",code="0"\} 3$/m);
+    expect(await t.metrics()).toMatch(/oracle_http_requests_total\{method="OPTIONS",route="unmatched",code="0"\} 3$/m);
     for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'POST' }]) {
       const options = await t.http.options('/oracle/markets/public').set(headers);
       expect(options.status).toBe(200);

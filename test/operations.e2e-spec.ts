@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import request from 'supertest';
 import { decimalsUpTo } from '../src/common/validation';
+import { MetricsServer } from '../src/observability/metrics-server';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
@@ -92,16 +93,22 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
     expect((await t.http.get('/health/ready')).status).toBe(200);
   });
 
-  it('exposes Prometheus metrics by route and envelope code', async () => {
-    await request(second.getHttpServer()).get('/nope');
-    const response = await request(second.getHttpServer()).get('/metrics');
+  it('exposes Prometheus metrics by route and envelope code on METRICS_PORT, and not on the public port', async () => {
+    const onPublicPort = await request(second.getHttpServer()).get('/metrics');
+    expect(onPublicPort.body).toEqual({ code: 4044, msg: 'not found', detail: 'not found' });
+    const metricsUrl = `http://127.0.0.1:${second.get(MetricsServer).port}`;
+    const response = await fetch(`${metricsUrl}/metrics`);
     expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toMatch(/text\/plain/);
-    expect(response.text).toMatch(/oracle_http_requests_total\{method="GET",route="unmatched",code="4044"\} 1/);
-    expect(response.text).toMatch(/oracle_http_request_duration_seconds_bucket/);
-    expect(response.text).toMatch(/oracle_db_pool_connections\{state="idle"\}/);
-    expect(response.text).toMatch(/oracle_disputes_filed_total/);
-    expect(response.text).toMatch(/process_resident_memory_bytes/);
+    expect(response.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await response.text();
+    expect(text).toMatch(/oracle_http_requests_total\{method="GET",route="unmatched",code="4044"\} 1/);
+    expect(text).toMatch(/oracle_http_request_duration_seconds_bucket/);
+    expect(text).toMatch(/oracle_db_pool_connections\{state="idle"\}/);
+    expect(text).toMatch(/oracle_disputes_filed_total/);
+    expect(text).toMatch(/process_resident_memory_bytes/);
+    // The listener serves nothing else: no envelope, no API.
+    const elsewhere = await fetch(`${metricsUrl}/oracle/markets/public?slug=a&source=b`);
+    expect([elsewhere.status, await elsewhere.text()]).toEqual([404, 'not found: GET /metrics\n']);
   });
 
   it('limits the public read per client IP across instances sharing Redis: 4290 with Retry-After and the X-RateLimit headers', async () => {

@@ -36,8 +36,7 @@ describe('public record cache across instances', () => {
   };
 
   const cacheHits = async (app: TestApp) => {
-    const metrics = await app.http.get('/metrics');
-    return Number(/oracle_public_cache_lookups_total\{result="hit"\} (\d+)/.exec(metrics.text)?.[1] ?? 0);
+    return Number(/oracle_public_cache_lookups_total\{result="hit"\} (\d+)/.exec(await app.metrics())?.[1] ?? 0);
   };
 
   const submitDispute = (app: TestApp, marketId: number) =>
@@ -222,5 +221,5 @@ describe('public record cache across instances', () => {
 
   const item = (markets: unknown[]) => markets[0] as { reasoning: string };
   const silences = async (app: TestApp) =>
-    Number(/oracle_change_feed_silences_total (\d+)/.exec((await app.http.get('/metrics')).text)?.[1] ?? 0);
+    Number(/oracle_change_feed_silences_total (\d+)/.exec(await app.metrics())?.[1] ?? 0);
 });

@@ -80,8 +80,7 @@ describe('the back office page: hostile text, its headers, its CSP', () => {
     expect([styles.status, styles.headers['content-type']]).toEqual([200, 'text/css; charset=utf-8']);
     const missing = await harness.t.http.get('/back-office/app.js.map');
     expect([missing.status, missing.headers['content-type'], missing.text]).toEqual([404, 'text/plain; charset=utf-8', 'Not found.']);
-    const metrics = await harness.t.http.get('/metrics');
-    expect(metrics.text).toMatch(/oracle_http_requests_total\{method="GET",route="\/back-office",code="200"\} \d+/);
+    expect(await harness.t.metrics()).toMatch(/oracle_http_requests_total\{method="GET",route="\/back-office",code="200"\} \d+/);
 
     await harness.run('csp', async (browserPage) => {
       await browserPage.goto('/back-office');

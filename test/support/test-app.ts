@@ -12,6 +12,8 @@ export interface TestApp {
   http: ReturnType<typeof request>;
   dataSource: DataSource;
   databaseUrl: string;
+  /** The Prometheus text its metrics listener (METRICS_PORT) serves. */
+  metrics(): Promise<string>;
   /** Waits until this app's public cache has heard a transaction announced (see fixturesOf). */
   heard: Heard;
   close(): Promise<void>;
@@ -110,11 +112,12 @@ export function startTestAppOn(databaseUrl: string, env: Record<string, string> 
 
 async function bootApp(database: { url: string; drop(): Promise<void> }, env: Record<string, string>): Promise<TestApp> {
   // Silent: a passing run prints nothing; what a test expects in the logs it asserts in the fault suite.
-  Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
+  Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env });
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
   const { DataSource } = await import('typeorm');
   const { PublicRecords } = await import('../../src/markets/public-records/public-records');
+  const { MetricsServer } = await import('../../src/observability/metrics-server');
   const app = await createApp();
   await app.init();
   return {
@@ -122,6 +125,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
     http: await validatedRequest(app),
     dataSource: app.get(DataSource),
     databaseUrl: database.url,
+    metrics: async () => (await fetch(`http://127.0.0.1:${app.get(MetricsServer).port}/metrics`)).text(),
     heard: (txid, source, slug) => app.get(PublicRecords).written(txid, source, slug),
     async close() {
       await app.close();

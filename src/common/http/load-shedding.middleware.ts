@@ -11,8 +11,8 @@ import { ensureRequestContext } from '../request-context.middleware';
 import { readsBody } from './body-budget.middleware';
 import { shedRequest } from './shed';
 
-// Probes and the scraper must be answered however busy the instance is.
-const NEVER_SHED = /^\/(health|metrics)(\/|$)/;
+// Probes must be answered however busy the instance is.
+const NEVER_SHED = /^\/health(\/|$)/;
 
 /** An address may always have this much unread (a back-office page and change). */
 const UNREAD_SHARE_AT_LEAST = 512 * 1024;

@@ -43,7 +43,7 @@ export async function metricValue(server: ServerProcess, name: string, labels: R
 }
 
 async function metricsText(server: ServerProcess): Promise<string> {
-  const answer = await server.http.request('GET', '/metrics', { timeoutMs: 5_000 });
+  const answer = await server.metricsHttp.request('GET', '/metrics', { timeoutMs: 5_000 });
   if (answer.status !== 200) throw new Error(`/metrics answered ${answer.status} ${answer.error ?? ''}`);
   return answer.body as string;
 }

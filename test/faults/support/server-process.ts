@@ -46,6 +46,8 @@ export interface ServerExit {
  */
 export class ServerProcess {
   readonly http: HttpClient;
+  /** Its metrics listener (METRICS_PORT). */
+  readonly metricsHttp: HttpClient;
   readonly exited: Promise<ServerExit>;
   exit: ServerExit | null = null;
   private readonly output: string[] = [];
@@ -57,8 +59,10 @@ export class ServerProcess {
     readonly name: string,
     readonly port: number,
     readonly child: ChildProcess,
+    readonly metricsPort: number,
   ) {
     this.http = new HttpClient(`http://127.0.0.1:${port}`);
+    this.metricsHttp = new HttpClient(`http://127.0.0.1:${metricsPort}`);
     this.exited = new Promise((resolveExit) => {
       child.once('exit', (code, signal) => {
         this.exit = { code, signal, at: performance.now() };
@@ -77,6 +81,7 @@ export class ServerProcess {
   /** Spawns the server and waits until /health/ready answers 200. */
   static async start(options: ServerOptions): Promise<ServerProcess> {
     const port = await freePort();
+    const metricsPort = Number(options.env?.METRICS_PORT ?? (await freePort()));
     const child = spawn(process.execPath, [...productionNodeFlags(), serverMain()], {
       cwd: REPO_ROOT,
       // Only what the server needs: nothing of the test process's own environment leaks in.
@@ -85,6 +90,7 @@ export class ServerProcess {
         HOME: process.env.HOME ?? '/tmp',
         DATABASE_URL: options.databaseUrl,
         PORT: String(port),
+        METRICS_PORT: String(metricsPort),
         ADMIN_MASTER_KEY,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
@@ -94,7 +100,7 @@ export class ServerProcess {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const server = new ServerProcess(options.name ?? `server:${port}`, port, child);
+    const server = new ServerProcess(options.name ?? `server:${port}`, port, child, metricsPort);
     await server.waitReady(30_000);
     return server;
   }
