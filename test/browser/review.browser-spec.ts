@@ -296,7 +296,7 @@ describe('the back office page: a reviewer at work', () => {
       await signIn(page, reviewerKey);
       // The service's answer while its database is unreachable.
       const down = { code: 5030, msg: 'service unavailable', detail: 'the database did not answer' };
-      await page.route('**/admin/disputes/counts', (route) => route.fulfill({ json: down, headers: { 'x-request-id': 'req-down-1' } }));
+      await page.route('**/admin/me', (route) => route.fulfill({ json: down, headers: { 'x-request-id': 'req-down-1' } }));
       await page.reload();
       const alert = page.getByRole('alert');
       await alert.getByText('Your key could not be checked.').waitFor();
@@ -305,7 +305,7 @@ describe('the back office page: a reviewer at work', () => {
       await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(1);
       await expect(focusedText(page)).resolves.toBe('Try again');
 
-      await page.unroute('**/admin/disputes/counts');
+      await page.unroute('**/admin/me');
       await page.getByRole('button', { name: 'Try again' }).click();
       await expect(page.locator('header .who').textContent()).resolves.toBe('Signed in as reviewer');
       await page.getByRole('heading', { name: /dispute/i }).first().waitFor();

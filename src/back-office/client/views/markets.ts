@@ -21,7 +21,7 @@ export const marketsView: View = async (context) => {
     replaceChildren(
       selected,
       marketRecord(market, `Market #${market.id}`),
-      context.role === 'admin' && market.status === 'monitoring' ? resolveForm(context, market, (resolved) => void refresh(resolved)) : null,
+      context.account.role === 'admin' && market.status === 'monitoring' ? resolveForm(context, market, (resolved) => void refresh(resolved)) : null,
     );
     selected.querySelector('h2')?.setAttribute('tabindex', '-1');
     selected.querySelector<HTMLElement>('h2')?.focus();
@@ -74,7 +74,7 @@ export const marketsView: View = async (context) => {
     list,
     pager.element,
     selected,
-    context.role === 'admin' ? createForm(context, refresh) : null,
+    context.account.role === 'admin' ? createForm(context, refresh) : null,
   );
 };
 
