@@ -132,6 +132,7 @@ describe('the back office page: a reviewer at work', () => {
         .getByText('Someone else decided this dispute meanwhile. master chose to keep: partners settle on “NO”. Your decision was not recorded.')
         .waitFor();
       await expect(page.getByRole('region', { name: 'Decision' }).textContent()).resolves.toContain('No order was published.');
+      await expect(focusedText(page)).resolves.toBe('Decision');
       await expect(page.getByRole('button', { name: 'Decide…' }).count()).resolves.toBe(0);
     });
   });
@@ -165,6 +166,11 @@ describe('the back office page: a reviewer at work', () => {
       await page.keyboard.press('Enter');
       await page.getByRole('status').getByText('Decision recorded: partners now settle on “YES”.').waitFor();
       await page.getByRole('region', { name: 'Decision' }).getByText('The station log shows rain before maintenance.').waitFor();
+      // The form the focus was in is gone: the focus is on the decision in its place, not lost.
+      await expect(page.evaluate(() => document.activeElement?.closest('[aria-label="Decision"]')?.tagName)).resolves.toBe('SECTION');
+      await expect(focusedText(page)).resolves.toBe('Decision');
+      await page.keyboard.press('Tab'); // and the keyboard goes on from there, to the record beside it
+      await expect(focusedText(page)).resolves.toBe(HASH_BASE);
     });
   });
 
