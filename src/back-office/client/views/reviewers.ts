@@ -52,13 +52,13 @@ function revoke(context: Context, reviewer: Reviewer, reload: () => Promise<void
 
 function createForm(context: Context, issued: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const name = h('input', { attrs: { type: 'text', name: 'name', required: true, maxlength: 200 } });
-  const role = select('role', [['reviewer', 'reviewer: reads and decides disputes'], ['admin', 'admin: everything']], 'reviewer');
+  const role = select('role', [['reviewer', 'reviewer'], ['admin', 'admin']], 'reviewer');
   const form = h(
     'form',
     { class: 'panel', attrs: { 'aria-label': 'Create a reviewer' } },
     h('h2', null, 'Create a reviewer'),
     field('Name', name),
-    field('Role', role),
+    field('Role', role, 'A reviewer reads and decides disputes; an admin does everything'),
     h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create reviewer'),
   );
   return whenSubmitted(form, context.fail, async () => {
