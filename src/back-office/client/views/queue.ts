@@ -25,7 +25,8 @@ export const queueView: View = async (context, [status = 'open']) => {
         when(dispute.submitted_at),
         dispute.submitter_selection,
         dispute.submitter_name,
-        status === 'closed' && dispute.decision ? `${dispute.decision.type} → ${dispute.decision.partner_final_verdict}` : null,
+        // The open queue has no Decision column, hence no cell for it.
+        ...(status === 'closed' ? [dispute.decision ? `${dispute.decision.type} → ${dispute.decision.partner_final_verdict}` : '—'] : []),
       ),
     );
     replaceChildren(list, table(headings, rows, status === 'open' ? 'No open disputes: the queue is empty.' : 'No closed disputes yet.'));
