@@ -46,6 +46,9 @@ export function when(timestamp: string | null): HTMLTimeElement | string {
   return h('time', { attrs: { datetime: timestamp } }, timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC');
 }
 
+/** An identifier (a partner's source, an audit target) kept on one line where there is room. */
+export const identifier = (text: string): HTMLSpanElement => h('span', { class: 'identifier' }, text);
+
 /** A definition list of label → value rows; values are text or nodes. */
 export function facts(rows: [string, Child][]): HTMLDListElement {
   const list = h('dl', { class: 'facts' });

@@ -1,6 +1,6 @@
 import { query } from '../api';
 import type { Context, View } from '../context';
-import { badge, field, h, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
+import { badge, field, h, identifier, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
 import type { MarketItem } from '../types';
 import { marketRecord } from './market-record';
 import { Pager } from './pager';
@@ -38,7 +38,7 @@ export const marketsView: View = async (context) => {
       row(
         h('button', { class: 'link', attrs: { type: 'button' }, on: { click: () => open(market) } }, `#${market.id}`),
         h('span', { class: 'slug' }, market.slug),
-        market.source,
+        identifier(market.source),
         badge(market.status),
         market.verdict ?? '—',
         when(market.resolved_at),

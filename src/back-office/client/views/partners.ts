@@ -1,5 +1,5 @@
 import type { Context, View } from '../context';
-import { badge, button, field, h, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
+import { badge, button, field, h, identifier, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
 import { confirmAction } from './confirm';
 import { newKeyPanel } from './secret';
 
@@ -37,7 +37,7 @@ export const partnersView: View = async (context) => {
       }, `Issue a key for ${partner.source}`);
     // The button under the partner's keys, not in a column of its own: the table fits a laptop.
     const rows = partners.map((partner) =>
-      row(partner.source, partner.name, when(partner.created_at), h('div', null, keyList(context, partner, load), issueButton(partner))),
+      row(identifier(partner.source), partner.name, when(partner.created_at), h('div', null, keyList(context, partner, load), issueButton(partner))),
     );
     replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys'], rows, 'No partners yet.'));
   };

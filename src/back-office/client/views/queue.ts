@@ -1,6 +1,6 @@
 import { query } from '../api';
 import type { View } from '../context';
-import { h, replaceChildren, row, table, when } from '../dom';
+import { h, identifier, replaceChildren, row, table, when } from '../dom';
 import type { AdminDispute } from '../types';
 import { Pager } from './pager';
 
@@ -21,7 +21,7 @@ export const queueView: View = async (context, [status = 'open']) => {
       row(
         h('a', { attrs: { href: `#/disputes/${dispute.id}` } }, `#${dispute.id}`),
         h('span', { class: 'slug' }, dispute.slug),
-        dispute.source,
+        identifier(dispute.source),
         when(dispute.submitted_at),
         dispute.submitter_selection,
         dispute.submitter_name,
