@@ -107,6 +107,14 @@ describe('review back office (/admin)', () => {
       expect((await reviewer.get('/admin/disputes')).body.code).toBe(0);
     });
 
+    it('tells a credential whose account it is (the master key is none): id, name and role', async () => {
+      const reviewer = await createReviewer('reviewer', 'Wren');
+      expect((await as(reviewer.api_key).get('/admin/me')).body).toEqual(ok({ id: reviewer.id, name: 'Wren', role: 'reviewer' }));
+      expect((await master.get('/admin/me')).body).toEqual(ok({ id: null, name: 'master', role: 'admin' }));
+      expect((await as(undefined).get('/admin/me')).body).toEqual(error(4012, 'invalid admin credentials'));
+      expect((await master.get('/admin/me?x=1')).body).toEqual(error(4000, 'invalid request', 'x is not a known field'));
+    });
+
     it('checks credentials before the body', async () => {
       const response = await t.http
         .post('/admin/partners')

@@ -23,6 +23,21 @@ export class CreatedReviewer {
   api_key: string;
 }
 
+export class SignedInAccount {
+  /**
+   * The reviewer account's id, as GET /admin/reviewers lists it; null for the master key.
+   * @example 3
+   */
+  @ApiProperty({ type: 'integer', format: 'int64', nullable: true })
+  id: number | null;
+
+  /** @example "alice" */
+  name: string;
+
+  /** @example "admin" */
+  role: 'admin' | 'reviewer';
+}
+
 export class Reviewer {
   /** @example 3 */
   @Int64()

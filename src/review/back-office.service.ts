@@ -11,6 +11,7 @@ import { DisputesService } from '../disputes/disputes.service';
 import type { MarketItem } from '../markets/market-item';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
+import type { AccountView } from './account-view';
 import { AuditService, type AuditedWrite } from './audit.service';
 import type { ResolveMarketDto } from './review.dto';
 
@@ -156,6 +157,11 @@ export class BackOfficeService {
 
   countDisputes() {
     return this.disputes.countByStatus();
+  }
+
+  /** The caller as the page sees it: the master key is no account, hence no id. */
+  accountOf(actor: AdminActor): AccountView {
+    return { id: actor.id === null ? null : Number(actor.id), name: actor.name, role: actor.role };
   }
 
   async listReviewers() {

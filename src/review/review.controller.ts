@@ -51,6 +51,13 @@ export class ReviewController {
     private readonly markets: MarketsService,
   ) {}
 
+  @Get('me')
+  @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', READ)
+  me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
+    return this.backOffice.accountOf(actor);
+  }
+
   @Post('reviewers')
   @HttpCode(200)
   @AdminAuth('admin')

@@ -118,10 +118,6 @@ describe('the back office page: an admin at work', () => {
       await page.getByRole('status').getByText('Rita is revoked.').waitFor();
       const rejected = await harness.t.http.get('/admin/disputes').set('authorization', `Bearer ${ritaKey}`);
       expect(rejected.body.code).toBe(4012);
-      // Not one's own account: said as what it is, not as a missing role.
-      await page.getByRole('button', { name: 'Revoke Ada' }).click();
-      await page.getByRole('dialog', { name: 'Revoke Ada?' }).getByRole('button', { name: 'Revoke' }).click();
-      await page.getByRole('alert').getByText('You cannot revoke your own account: another admin, or the master key, can.').waitFor();
 
       await openSection(page, 'Audit trail');
       const first = page.locator('tbody tr').first();
@@ -133,6 +129,24 @@ describe('the back office page: an admin at work', () => {
       await page.getByRole('button', { name: 'Previous page' }).click();
       await page.getByText('Page 1').waitFor();
       await expect(page.locator('tbody tr').first().textContent()).resolves.toContain('reviewer.revoked');
+    });
+  });
+
+  it("offers no Revoke button for the signed-in account itself (the API refuses it), only for others'", async () => {
+    await seed.reviewer('Otto', 'reviewer');
+    await harness.run('own-account', async (page) => {
+      await signIn(page, adminKey);
+      await openSection(page, 'Reviewers');
+      const own = page.locator('tbody tr').filter({ has: page.getByRole('cell', { name: 'Ada', exact: true }) });
+      await own.getByText('Your account (another admin can revoke it)').waitFor();
+      await expect(own.getByRole('button').count()).resolves.toBe(0);
+      await page.getByRole('button', { name: 'Revoke Otto' }).waitFor();
+
+      // The master key is no account: every account can be revoked with it.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(page, MASTER);
+      await openSection(page, 'Reviewers');
+      await page.getByRole('button', { name: 'Revoke Ada' }).waitFor();
     });
   });
 

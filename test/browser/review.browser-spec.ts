@@ -132,6 +132,7 @@ describe('the back office page: a reviewer at work', () => {
         .getByText('Someone else decided this dispute meanwhile. master chose to keep: partners settle on “NO”. Your decision was not recorded.')
         .waitFor();
       await expect(page.getByRole('region', { name: 'Decision' }).textContent()).resolves.toContain('No order was published.');
+      await expect(focusedText(page)).resolves.toBe('Decision');
       await expect(page.getByRole('button', { name: 'Decide…' }).count()).resolves.toBe(0);
     });
   });
@@ -165,6 +166,11 @@ describe('the back office page: a reviewer at work', () => {
       await page.keyboard.press('Enter');
       await page.getByRole('status').getByText('Decision recorded: partners now settle on “YES”.').waitFor();
       await page.getByRole('region', { name: 'Decision' }).getByText('The station log shows rain before maintenance.').waitFor();
+      // The form the focus was in is gone: the focus is on the decision in its place, not lost.
+      await expect(page.evaluate(() => document.activeElement?.closest('[aria-label="Decision"]')?.tagName)).resolves.toBe('SECTION');
+      await expect(focusedText(page)).resolves.toBe('Decision');
+      await page.keyboard.press('Tab'); // and the keyboard goes on from there, to the record beside it
+      await expect(focusedText(page)).resolves.toBe(HASH_BASE);
     });
   });
 
@@ -296,7 +302,7 @@ describe('the back office page: a reviewer at work', () => {
       await signIn(page, reviewerKey);
       // The service's answer while its database is unreachable.
       const down = { code: 5030, msg: 'service unavailable', detail: 'the database did not answer' };
-      await page.route('**/admin/disputes/counts', (route) => route.fulfill({ json: down, headers: { 'x-request-id': 'req-down-1' } }));
+      await page.route('**/admin/me', (route) => route.fulfill({ json: down, headers: { 'x-request-id': 'req-down-1' } }));
       await page.reload();
       const alert = page.getByRole('alert');
       await alert.getByText('Your key could not be checked.').waitFor();
@@ -305,7 +311,7 @@ describe('the back office page: a reviewer at work', () => {
       await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(1);
       await expect(focusedText(page)).resolves.toBe('Try again');
 
-      await page.unroute('**/admin/disputes/counts');
+      await page.unroute('**/admin/me');
       await page.getByRole('button', { name: 'Try again' }).click();
       await expect(page.locator('header .who').textContent()).resolves.toBe('Signed in as reviewer');
       await page.getByRole('heading', { name: /dispute/i }).first().waitFor();

@@ -1,8 +1,8 @@
 import { ApiFailure, call } from './api';
 import type { Context, View } from './context';
 import { h, replaceChildren, type Child } from './dom';
-import { forgetKey, roleOf, storedKey, storeKey } from './session';
-import type { Role } from './types';
+import { accountOf, forgetKey, storedKey, storeKey } from './session';
+import type { Account } from './types';
 import { auditView } from './views/audit';
 import { disputeView } from './views/dispute';
 import { marketsView } from './views/markets';
@@ -49,8 +49,9 @@ function signOut(message: string): void {
 let onRouteChange: () => void = () => undefined;
 
 /** The signed-in page: navigation, the two notice regions, and the current view. */
-function startSession(key: string, role: Role): void {
+function startSession(key: string, account: Account): void {
   storeKey(key);
+  const { role } = account;
   const alertRegion = h('div', { class: 'notice notice-alert', attrs: { role: 'alert' } });
   const statusRegion = h('div', { class: 'notice notice-status', attrs: { role: 'status' } });
   const main = h('main', { attrs: { id: 'main', tabindex: -1 } });
@@ -81,7 +82,7 @@ function startSession(key: string, role: Role): void {
       replaceChildren(region, ...lines);
     };
     const context: Context = {
-      role,
+      account,
       api: async <T>(method: string, path: string, body?: unknown) => {
         try {
           return await call<T>(key, method, path, body);
@@ -122,7 +123,7 @@ async function boot(): Promise<void> {
   const key = storedKey();
   if (!key) return signInView(root, null, startSession);
   try {
-    startSession(key, await roleOf(key));
+    startSession(key, await accountOf(key));
   } catch (error) {
     // Only a key the service refuses is forgotten; when the key could not be checked (too many
     // requests, the database or the network down), the session waits for another try.

@@ -1,9 +1,10 @@
 import type { Child } from './dom';
-import type { Role } from './types';
+import type { Account } from './types';
 
 /** What a view gets from the shell (app.ts). */
 export interface Context {
-  role: Role;
+  /** Who signed in: the role decides what is offered; the id, which account is one's own. */
+  account: Account;
   /** Calls the admin API with the session's key; an answer 4012 ends the session. */
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** Replaces the view's content, unless the reviewer has gone elsewhere meanwhile. */

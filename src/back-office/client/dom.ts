@@ -37,11 +37,17 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, ...children);
 }
 
-/** A timestamp as people read it here: "2026-11-20 09:00:00 UTC" (the API's are RFC 3339 UTC). */
-export function when(timestamp: string | null): string {
+/**
+ * A timestamp as people read it here: "2026-11-20 09:00:00 UTC" (the API's are RFC 3339 UTC), in
+ * a <time> that app.css keeps on one line, so a narrow column wraps the text beside it instead.
+ */
+export function when(timestamp: string | null): HTMLTimeElement | string {
   if (!timestamp) return '—';
-  return timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC';
+  return h('time', { attrs: { datetime: timestamp } }, timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC');
 }
+
+/** An identifier (a partner's source, an audit target) kept on one line where there is room. */
+export const identifier = (text: string): HTMLSpanElement => h('span', { class: 'identifier' }, text);
 
 /** A definition list of label → value rows; values are text or nodes. */
 export function facts(rows: [string, Child][]): HTMLDListElement {
@@ -50,13 +56,25 @@ export function facts(rows: [string, Child][]): HTMLDListElement {
   return list;
 }
 
-/** A table whose header cells are `headings`; wrapped so a narrow screen scrolls it sideways. */
+/**
+ * A table whose header cells are `headings`. A narrow screen shows each row as a card (app.css):
+ * every cell carries its heading as `data-label`, and explicit roles keep the table a table for
+ * assistive technology, which some browsers stop doing once its parts are displayed as blocks.
+ */
 export function table(headings: string[], rows: HTMLTableRowElement[], empty: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
+  for (const tableRow of rows) {
+    tableRow.setAttribute('role', 'row');
+    [...tableRow.cells].forEach((cell, index) => {
+      cell.setAttribute('role', 'cell');
+      if (headings[index]) cell.dataset.label = headings[index];
+    });
+  }
+  const head = h('tr', { attrs: { role: 'row' } }, ...headings.map((heading) => h('th', { attrs: { scope: 'col', role: 'columnheader' } }, heading)));
   return h(
     'div',
     { class: 'table-wrap' },
-    h('table', null, h('thead', null, h('tr', null, ...headings.map((heading) => h('th', { attrs: { scope: 'col' } }, heading)))), h('tbody', null, ...rows)),
+    h('table', { attrs: { role: 'table' } }, h('thead', { attrs: { role: 'rowgroup' } }, head), h('tbody', { attrs: { role: 'rowgroup' } }, ...rows)),
   );
 }
 

@@ -8,7 +8,7 @@ import type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AdminDispute } from '../../disputes/admin-dispute';
 export type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AuditEventView as AuditEvent } from '../../review/audit-event-view';
+export type { AccountView as Account } from '../../review/account-view';
 
-export type Role = 'admin' | 'reviewer';
 export type Proof = MarketItem['proofs'][number];
 export type Decision = NonNullable<AdminDispute['decision']> | NonNullable<DisputeItem['decision']>;

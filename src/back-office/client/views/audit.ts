@@ -1,6 +1,6 @@
 import { query } from '../api';
 import type { View } from '../context';
-import { h, replaceChildren, row, table, when } from '../dom';
+import { h, identifier, replaceChildren, row, table, when } from '../dom';
 import type { AuditEvent } from '../types';
 import { Pager } from './pager';
 
@@ -12,7 +12,7 @@ export const auditView: View = async (context) => {
   const pager = new Pager(async (cursor) => {
     const page = await context.api<{ events: AuditEvent[]; next_cursor: string | null }>('GET', `/admin/audit${query({ limit: PAGE_SIZE, cursor })}`);
     const rows = page.events.map((event) =>
-      row(when(event.at), event.actor, event.action, event.target, h('code', { class: 'details' }, JSON.stringify(event.details))),
+      row(when(event.at), event.actor, event.action, identifier(event.target), h('code', { class: 'details' }, JSON.stringify(event.details))),
     );
     replaceChildren(list, table(['At', 'Who', 'Action', 'Target', 'Details'], rows, 'Nothing recorded yet.'));
     return page.next_cursor;

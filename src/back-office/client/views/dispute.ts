@@ -34,6 +34,16 @@ async function recordOf(dispute: AdminDispute): Promise<MarketItem | null | ApiF
 }
 
 const RECORD_HEADING = 'Market record (what partners see)';
+const DECISION_HEADING = 'decision-heading';
+
+/**
+ * The dispute as decided, by us or by someone first. The focus was in the form, which is gone:
+ * it goes to the decision shown in its place, so a keyboard user reads on from there.
+ */
+async function showDecided(context: Context, dispute: AdminDispute): Promise<void> {
+  context.show(...disputePage(context, dispute, await recordOf(dispute)));
+  if (context.current()) document.getElementById(DECISION_HEADING)?.focus();
+}
 
 function recordPanel(record: MarketItem | null | ApiFailure): HTMLElement {
   if (record instanceof ApiFailure) {
@@ -76,7 +86,7 @@ function disputePage(context: Context, dispute: AdminDispute, record: MarketItem
           ? h(
               'section',
               { class: 'panel decision', attrs: { 'aria-label': 'Decision' } },
-              h('h2', null, 'Decision'),
+              h('h2', { attrs: { id: DECISION_HEADING, tabindex: -1 } }, 'Decision'),
               facts([
                 ['Decision', decision.type === 'keep' ? "keep the oracle's verdict" : "override with the submitter's selection"],
                 ['Partners settle on', h('strong', null, decision.partner_final_verdict)],
@@ -136,13 +146,13 @@ async function decide(context: Context, dispute: AdminDispute, type: 'keep' | 'o
   if (!confirmed) return;
   try {
     const decided = await context.api<AdminDispute>('POST', `/admin/disputes/${dispute.id}/decision`, { type, reason_text: reason });
-    context.show(...disputePage(context, decided, await recordOf(decided)));
+    await showDecided(context, decided);
     context.done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
   } catch (error) {
     if (!(error instanceof ApiFailure && error.code === 4092)) throw error;
     // Someone else decided first: show their decision rather than ours.
     const current = await context.api<AdminDispute>('GET', `/admin/disputes/${dispute.id}`);
-    context.show(...disputePage(context, current, await recordOf(current)));
+    await showDecided(context, current);
     const theirs = current.decision;
     context.fail(
       new PageMessage(

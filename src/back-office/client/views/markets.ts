@@ -1,6 +1,6 @@
 import { query } from '../api';
 import type { Context, View } from '../context';
-import { badge, field, h, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
+import { badge, field, h, identifier, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
 import type { MarketItem } from '../types';
 import { marketRecord } from './market-record';
 import { Pager } from './pager';
@@ -21,7 +21,7 @@ export const marketsView: View = async (context) => {
     replaceChildren(
       selected,
       marketRecord(market, `Market #${market.id}`),
-      context.role === 'admin' && market.status === 'monitoring' ? resolveForm(context, market, (resolved) => void refresh(resolved)) : null,
+      context.account.role === 'admin' && market.status === 'monitoring' ? resolveForm(context, market, (resolved) => void refresh(resolved)) : null,
     );
     selected.querySelector('h2')?.setAttribute('tabindex', '-1');
     selected.querySelector<HTMLElement>('h2')?.focus();
@@ -38,7 +38,7 @@ export const marketsView: View = async (context) => {
       row(
         h('button', { class: 'link', attrs: { type: 'button' }, on: { click: () => open(market) } }, `#${market.id}`),
         h('span', { class: 'slug' }, market.slug),
-        market.source,
+        identifier(market.source),
         badge(market.status),
         market.verdict ?? '—',
         when(market.resolved_at),
@@ -74,7 +74,7 @@ export const marketsView: View = async (context) => {
     list,
     pager.element,
     selected,
-    context.role === 'admin' ? createForm(context, refresh) : null,
+    context.account.role === 'admin' ? createForm(context, refresh) : null,
   );
 };
 

@@ -1,5 +1,5 @@
 import type { Context, View } from '../context';
-import { badge, button, field, h, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
+import { badge, button, field, h, identifier, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
 import { confirmAction } from './confirm';
 import { newKeyPanel } from './secret';
 
@@ -28,21 +28,18 @@ export const partnersView: View = async (context) => {
   };
   const load = async () => {
     const { partners } = await context.api<{ partners: Partner[] }>('GET', '/admin/partners');
+    const issueButton = (partner: Partner) =>
+      writeButton('Issue a key', context.fail, async () => {
+        const key = await context.api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`);
+        await load();
+        showKey(`New key of ${partner.source}`, key.api_key, partner.source);
+        context.done(`Key ${key.key_id} issued for ${partner.source}.`);
+      }, `Issue a key for ${partner.source}`);
+    // The button under the partner's keys, not in a column of its own: the table fits a laptop.
     const rows = partners.map((partner) =>
-      row(
-        partner.source,
-        partner.name,
-        when(partner.created_at),
-        keyList(context, partner, load),
-        writeButton('Issue a key', context.fail, async () => {
-          const key = await context.api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`);
-          await load();
-          showKey(`New key of ${partner.source}`, key.api_key, partner.source);
-          context.done(`Key ${key.key_id} issued for ${partner.source}.`);
-        }, `Issue a key for ${partner.source}`),
-      ),
+      row(identifier(partner.source), partner.name, when(partner.created_at), h('div', null, keyList(context, partner, load), issueButton(partner))),
     );
-    replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys', ''], rows, 'No partners yet.'));
+    replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys'], rows, 'No partners yet.'));
   };
   await load();
   context.show(h('h1', null, 'Partners and keys'), list, issued, createForm(context, showKey, load));
@@ -59,7 +56,9 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
         h('code', null, `${key.prefix}…`),
         ' ',
         key.revoked_at ? badge('revoked') : badge('active'),
-        ` created ${when(key.created_at)} `,
+        ' ',
+        h('span', null, 'created ', when(key.created_at)),
+        ' ',
         key.revoked_at
           ? null
           : button('Revoke', () => {

@@ -1,6 +1,6 @@
 import { query } from '../api';
 import type { View } from '../context';
-import { h, replaceChildren, row, table, when } from '../dom';
+import { h, identifier, replaceChildren, row, table, when } from '../dom';
 import type { AdminDispute } from '../types';
 import { Pager } from './pager';
 
@@ -21,11 +21,12 @@ export const queueView: View = async (context, [status = 'open']) => {
       row(
         h('a', { attrs: { href: `#/disputes/${dispute.id}` } }, `#${dispute.id}`),
         h('span', { class: 'slug' }, dispute.slug),
-        dispute.source,
+        identifier(dispute.source),
         when(dispute.submitted_at),
         dispute.submitter_selection,
         dispute.submitter_name,
-        status === 'closed' && dispute.decision ? `${dispute.decision.type} → ${dispute.decision.partner_final_verdict}` : null,
+        // The open queue has no Decision column, hence no cell for it.
+        ...(status === 'closed' ? [dispute.decision ? `${dispute.decision.type} → ${dispute.decision.partner_final_verdict}` : '—'] : []),
       ),
     );
     replaceChildren(list, table(headings, rows, status === 'open' ? 'No open disputes: the queue is empty.' : 'No closed disputes yet.'));

@@ -1,7 +1,5 @@
-import { ApiFailure } from '../api';
 import type { Context, View } from '../context';
-import { PageMessage } from '../notices';
-import { badge, button, field, h, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
+import { badge, button, field, h, replaceChildren, row, select, table, when, whenSubmitted, type Child } from '../dom';
 import { confirmAction } from './confirm';
 import { newKeyPanel } from './secret';
 
@@ -25,7 +23,7 @@ export const reviewersView: View = async (context) => {
         reviewer.role,
         when(reviewer.created_at),
         reviewer.revoked_at ? badge('revoked') : badge('active'),
-        reviewer.revoked_at ? when(reviewer.revoked_at) : button('Revoke', () => revoke(context, reviewer, load), `Revoke ${reviewer.name}`),
+        revokedOrRevoke(context, reviewer, load),
       ),
     );
     replaceChildren(list, table(['Name', 'Role', 'Created', 'Key', 'Revoked'], rows, 'No reviewer accounts yet.'));
@@ -34,15 +32,18 @@ export const reviewersView: View = async (context) => {
   context.show(h('h1', null, 'Reviewers'), list, issued, createForm(context, issued, load));
 };
 
+/** When the account was revoked, or a button to revoke it; not one's own (the API refuses: 4031). */
+function revokedOrRevoke(context: Context, reviewer: Reviewer, reload: () => Promise<void>): Child {
+  if (reviewer.revoked_at) return when(reviewer.revoked_at);
+  if (reviewer.id === context.account.id) return h('span', { class: 'hint' }, 'Your account (another admin can revoke it)');
+  return button('Revoke', () => revoke(context, reviewer, reload), `Revoke ${reviewer.name}`);
+}
+
 function revoke(context: Context, reviewer: Reviewer, reload: () => Promise<void>): void {
   confirmAction(`Revoke ${reviewer.name}?`, [`${reviewer.name}'s key stops working at once, on every instance.`], 'Revoke')
     .then(async (confirmed) => {
       if (!confirmed) return;
-      await context.api('DELETE', `/admin/reviewers/${reviewer.id}`).catch((error: unknown) => {
-        // Here, where only admins come, 4031 is the one refusal left: the account is the caller's own.
-        if (error instanceof ApiFailure && error.code === 4031) throw new PageMessage('You cannot revoke your own account: another admin, or the master key, can.');
-        throw error;
-      });
+      await context.api('DELETE', `/admin/reviewers/${reviewer.id}`);
       await reload();
       context.done(`${reviewer.name} is revoked.`);
     })
@@ -51,13 +52,13 @@ function revoke(context: Context, reviewer: Reviewer, reload: () => Promise<void
 
 function createForm(context: Context, issued: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const name = h('input', { attrs: { type: 'text', name: 'name', required: true, maxlength: 200 } });
-  const role = select('role', [['reviewer', 'reviewer: reads and decides disputes'], ['admin', 'admin: everything']], 'reviewer');
+  const role = select('role', [['reviewer', 'reviewer'], ['admin', 'admin']], 'reviewer');
   const form = h(
     'form',
     { class: 'panel', attrs: { 'aria-label': 'Create a reviewer' } },
     h('h2', null, 'Create a reviewer'),
     field('Name', name),
-    field('Role', role),
+    field('Role', role, 'A reviewer reads and decides disputes; an admin does everything'),
     h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create reviewer'),
   );
   return whenSubmitted(form, context.fail, async () => {

@@ -1,10 +1,10 @@
-import { roleOf } from '../session';
+import { accountOf } from '../session';
 import { failureLines } from '../notices';
 import { field, h, replaceChildren } from '../dom';
-import type { Role } from '../types';
+import type { Account } from '../types';
 
 /** The sign-in form: a reviewer's or admin's key, checked against the API before it is kept. */
-export function signInView(root: HTMLElement, message: string | null, signedIn: (key: string, role: Role) => void): void {
+export function signInView(root: HTMLElement, message: string | null, signedIn: (key: string, account: Account) => void): void {
   const key = h('input', { attrs: { type: 'password', name: 'key', required: true, autocomplete: 'off', spellcheck: 'false' } });
   const alertRegion = h('div', { class: 'notice notice-alert', attrs: { role: 'alert' } });
   const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Sign in');
@@ -17,8 +17,8 @@ export function signInView(root: HTMLElement, message: string | null, signedIn: 
           event.preventDefault();
           submit.disabled = true;
           const typed = key.value.trim();
-          roleOf(typed)
-            .then((role) => signedIn(typed, role))
+          accountOf(typed)
+            .then((account) => signedIn(typed, account))
             .catch((error: unknown) => {
               replaceChildren(alertRegion, ...failureLines(error));
               submit.disabled = false;
