@@ -1,0 +1,25 @@
+/** Names compared as people read them (contract §10): Unicode's confusable skeletons (UTS #39). */
+import unhomoglyph from 'unhomoglyph';
+
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * The UTS #39 skeleton of `text`'s NFKC form: decomposed (NFD), default-ignorable code points
+ * removed, each character replaced by its prototype in Unicode's confusables.txt (unhomoglyph's
+ * copy of the file), decomposed again. Two texts are confusable when their skeletons are equal.
+ * NFKC first: the data maps fullwidth ｌ to l but has no entry for ｍ, which NFKC makes an m.
+ * Meant for comparison only: a skeleton is no text to show.
+ */
+export function skeleton(text: string): string {
+  // NFKD is NFD of the NFKC form.
+  return unhomoglyph(text.normalize('NFKD').replace(DEFAULT_IGNORABLE, '')).normalize('NFD');
+}
+
+/** As `skeleton`, whatever the letter case: `MASTER`, `mаster` (Cyrillic а) and `ｍaster` are `master`. */
+export function skeletonIgnoringCase(text: string): string {
+  // Case first: the data maps I to l, so `Ian` and `ian` would differ if it came after.
+  return skeleton(text.normalize('NFKC').toLowerCase());
+}
+
+/** How names, sources and slugs are stored: trimmed by the caller, in NFC. */
+export const toStored = (text: string): string => text.normalize('NFC');
