@@ -51,10 +51,9 @@ export class ReviewersService {
   }
 
   /**
-   * A new account, its name stored in NFC. The name is its own as people read it: 4093 if
-   * another account, revoked or not, or the master key has one of the same skeleton whatever the
-   * letter case (`uq_reviewers_name_skeleton`; `uq_reviewers_name`, on lower(name), is SQL's own
-   * floor of the rule). Decisions and the audit trail record who acted by name.
+   * A new account, its name in NFC and its own as people read it, since decisions and the audit
+   * trail name who acted: 4093 if another account's (revoked or not) or the master key's has the
+   * same skeleton whatever the letter case (`uq_reviewers_name`, on lower(name), is SQL's floor).
    */
   async createReviewer(manager: EntityManager, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
     const name = toStored(given);

@@ -4,14 +4,11 @@ import unhomoglyph from 'unhomoglyph';
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 /**
- * The UTS #39 skeleton of `text`'s NFKC form: decomposed (NFD), default-ignorable code points
- * removed, each character replaced by its prototype in Unicode's confusables.txt (unhomoglyph's
- * copy of the file), decomposed again. Two texts are confusable when their skeletons are equal.
- * NFKC first: the data maps fullwidth ｌ to l but has no entry for ｍ, which NFKC makes an m.
- * Meant for comparison only: a skeleton is no text to show.
+ * The UTS #39 skeleton of `text` (NFD, default-ignorables removed, Unicode's confusables.txt as
+ * unhomoglyph has it, NFD), for comparison only: texts that read the same have equal skeletons.
  */
 export function skeleton(text: string): string {
-  // NFKD is NFD of the NFKC form.
+  // Of the NFKC form (NFKD is its NFD): the data maps fullwidth ｌ to l but has no entry for ｍ.
   return unhomoglyph(text.normalize('NFKD').replace(DEFAULT_IGNORABLE, '')).normalize('NFD');
 }
 

@@ -6,16 +6,9 @@ const MASTER = 'master';
 const BATCH = 1000;
 
 /**
- * Names compare as people read them (contract §10): each reviewer name, partner source and
- * name, and market slug gets its confusable skeleton (UTS #39, computed by the application),
- * unique under an index on its md5 (a skeleton can outgrow a btree entry: one ﷺ is 18 letters).
- *
- * Existing rows, in id order. Reviewer and partner names are put in NFC. Where names now read the
- * same, one keeps its name (the reviewer account in use, as in ReviewerNamesIgnoreCase; the
- * oldest partner) and the others become "<name> #<id>"; should such a name be taken too, the
- * index fails and the migration rolls back whole. Sources and slugs are what partners send:
- * they stay as stored, and of twins only the oldest holds the skeleton (the others' is NULL).
- * down() drops the columns; the renames and NFC are not undone.
+ * Names compare as people read them (contract §10): a skeleton beside each reviewer name, partner
+ * source and name, and market slug, computed here as the application does. Existing twins: see
+ * the functions below; down() drops the columns, and does not undo renames or NFC.
  */
 export class ConfusableNames1764600000000 implements MigrationInterface {
   name = 'ConfusableNames1764600000000';
@@ -24,6 +17,7 @@ export class ConfusableNames1764600000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE reviewers ADD COLUMN name_skeleton text`);
     await queryRunner.query(`ALTER TABLE partners ADD COLUMN source_skeleton text, ADD COLUMN name_skeleton text`);
     await queryRunner.query(`ALTER TABLE markets ADD COLUMN slug_skeleton text`);
+    // On the md5: a skeleton can outgrow a btree entry (one ﷺ is 18 letters).
     await queryRunner.query(`CREATE UNIQUE INDEX uq_reviewers_name_skeleton ON reviewers (md5(name_skeleton))`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_partners_source_skeleton ON partners (md5(source_skeleton))`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_partners_name_skeleton ON partners (md5(name_skeleton))`);
@@ -50,6 +44,10 @@ interface Reviewer {
   active: boolean;
 }
 
+/**
+ * Names in NFC; of accounts whose names read the same, or as master, the one in use keeps its
+ * name (as in ReviewerNamesIgnoreCase) and the others become "<name> #<id>" (taken too: rollback).
+ */
 async function nameReviewers(queryRunner: QueryRunner): Promise<void> {
   const rows: Reviewer[] = await queryRunner.query('SELECT id, name, revoked_at IS NULL AS active FROM reviewers');
   const groups = new Map<string, Reviewer[]>();
@@ -102,6 +100,10 @@ async function held(queryRunner: QueryRunner, table: string, column: string, ske
   return new Set(rows.map((row) => `${sources ? sources[Number(row.at) - 1] : ''}\u0000${skeletons[Number(row.at) - 1]}`));
 }
 
+/**
+ * Sources stay as stored (partners send them): a twin's skeleton is NULL, the oldest holds it.
+ * Names go to NFC; a name reading as an older partner's becomes "<name> #<id>".
+ */
 async function namePartners(queryRunner: QueryRunner, rows: Record<string, string>[]): Promise<void> {
   const sources = rows.map((row) => skeleton(row.source));
   const names = rows.map((row) => toStored(row.name));
@@ -119,6 +121,7 @@ async function namePartners(queryRunner: QueryRunner, rows: Record<string, strin
   );
 }
 
+/** Slugs stay as stored (partners send them): of twins in one source, the oldest holds the skeleton. */
 async function nameMarkets(queryRunner: QueryRunner, rows: Record<string, string>[]): Promise<void> {
   const sources = rows.map((row) => row.source);
   const slugs = rows.map((row) => skeleton(row.slug));
