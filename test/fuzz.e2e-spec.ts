@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { skeleton, skeletonIgnoringCase } from '../src/common/confusable-skeleton';
 import { parseRfc3339 } from '../src/common/rfc3339';
 import { normalizeSlug } from '../src/markets/market-identity';
 import {
@@ -995,18 +996,22 @@ describe('fuzzing the partner and admin routes', () => {
     if (verdict === 'invalid') return { codes: [4000] };
     const business = ((): number => {
       const partner = (source: unknown) => [...state.tables.partners.values()].find((row) => row.source === source);
+      // Taken when it reads as a stored one (contract §10).
+      const readsAs = (value: string, rows: Row[], column: string, read = skeleton) => rows.some((row) => read(row[column] as string) === read(value));
+      const given = (name: string) => (body![name] as string).trim();
       switch (route) {
         case 'createReviewer': {
-          const name = (body!.name as string).trim();
-          return name === 'master' || [...state.tables.reviewers.values()].some((row) => row.name === name) ? 4093 : 0;
+          const reviewers = [...state.tables.reviewers.values(), { name: 'master' }];
+          return readsAs(given('name'), reviewers, 'name', skeletonIgnoringCase) ? 4093 : 0;
         }
-        case 'createPartner':
-          return partner((body!.source as string).trim()) ? 4093 : 0;
+        case 'createPartner': {
+          const partners = [...state.tables.partners.values()];
+          return readsAs(given('source'), partners, 'source') || readsAs(given('name'), partners, 'name') ? 4093 : 0;
+        }
         case 'createMarket': {
-          const source = (body!.source as string).trim();
+          const source = given('source');
           if (!partner(source)) return 4042;
-          const slug = normalizeSlug(body!.slug as string);
-          return markets().some((row) => row.source === source && row.slug === slug) ? 4093 : 0;
+          return readsAs(normalizeSlug(body!.slug as string), markets().filter((row) => row.source === source), 'slug') ? 4093 : 0;
         }
         case 'resolveMarket': {
           const market = state.tables.markets.get(id!);
@@ -1041,7 +1046,7 @@ describe('fuzzing the partner and admin routes', () => {
   /** What a code-0 admin call must have written, and answered. */
   function expectAdminWrite(call: AdminCall, envelope: Envelope, changes: RowChange[], body: Record<string, unknown> | undefined, actor: string) {
     const data = envelope.data!;
-    const text = (name: string) => (body![name] as string).trim(); // stored exactly, trimmed
+    const text = (name: string) => (body![name] as string).trim().normalize('NFC'); // stored trimmed, in NFC
     switch (call.route) {
       case 'createReviewer': {
         expectChanges(changes, { 'reviewers.added': 1, 'audit_events.added': 1 });
@@ -1083,7 +1088,7 @@ describe('fuzzing the partner and admin routes', () => {
         const [market] = rowsOf(changes, 'markets', 'added');
         expectEqual(
           [market.source, market.slug, market.status, market.verdict],
-          [text('source'), normalizeSlug(body!.slug as string), 'monitoring', null],
+          [text('source'), normalizeSlug(body!.slug as string).normalize('NFC'), 'monitoring', null],
           'market row',
         );
         expectEqual([data.id, data.status, data.proofs, data.disputes], [Number(market.id), 'monitoring', [], null], 'response');

@@ -158,7 +158,7 @@ describe('review back office (/admin)', () => {
     });
 
     it("4093 for a name another account, revoked or not, or the master key has, in any letter case: a decision's decided_by names one", async () => {
-      const taken = error(4093, 'already exists', 'a reviewer account or the master key has that name');
+      const taken = error(4093, 'already exists', 'a reviewer account or the master key has that name, or one that reads the same');
       const { id } = (await master.post('/admin/reviewers', { name: 'Noor', role: 'reviewer' })).body.data;
       expect((await master.post('/admin/reviewers', { name: ' Noor ', role: 'admin' })).body).toEqual(taken);
       await master.delete(`/admin/reviewers/${id}`);
@@ -245,7 +245,7 @@ describe('review back office (/admin)', () => {
     it('4093 for a duplicate source, 4042 for keys of an unknown partner', async () => {
       await master.post('/admin/partners', { source: 'dup', name: 'Dup' });
       expect((await master.post('/admin/partners', { source: 'dup', name: 'Dup again' })).body).toEqual(
-        error(4093, 'already exists'),
+        error(4093, 'already exists', 'a partner has that source, or one that reads the same'),
       );
       expect((await master.post('/admin/partners/ghost/keys')).body).toEqual(error(4042, 'partner not found'));
       expect((await master.delete('/admin/partners/ghost/keys/1')).body).toEqual(error(4042, 'partner not found'));
@@ -333,7 +333,7 @@ describe('review back office (/admin)', () => {
       await master.post('/admin/partners', { source: 'twice', name: 'Twice' });
       expect((await master.post('/admin/markets', { source: 'twice', slug: 'same' })).body.code).toBe(0);
       expect((await master.post('/admin/markets', { source: 'twice', slug: '/same/' })).body).toEqual(
-        error(4093, 'already exists'),
+        error(4093, 'already exists', 'the source has a market with that slug, or one that reads the same'),
       );
     });
 
@@ -343,7 +343,9 @@ describe('review back office (/admin)', () => {
       expect(created).toMatchObject({ code: 0, data: { slug: 'a' } });
       const published = await t.http.get('/oracle/markets/public').query({ slug: created.data.slug, source: 'ends' });
       expect(published.body.data.markets.map((market: { id: number }) => market.id)).toEqual([created.data.id]);
-      expect((await master.post('/admin/markets', { source: 'ends', slug: ' /a/ ' })).body).toEqual(error(4093, 'already exists'));
+      expect((await master.post('/admin/markets', { source: 'ends', slug: ' /a/ ' })).body).toEqual(
+        error(4093, 'already exists', 'the source has a market with that slug, or one that reads the same'),
+      );
     });
 
     it('refuses a slug with a character that does not show (a partner could never type it), once its ends are trimmed', async () => {
@@ -505,7 +507,7 @@ describe('review back office (/admin)', () => {
         `UPDATE disputes SET status = 'closed', decision_type = 'keep', partner_final_verdict = 'YES',
            decision_reason = 'cleanup', decided_at = now(), decided_by = 'test' WHERE status = 'open'`,
       );
-      const partner = (await master.post('/admin/partners', { source, name: 'Queue' })).body.data;
+      const partner = (await master.post('/admin/partners', { source, name: `Queue ${source}` })).body.data;
       const filed: number[] = [];
       for (let i = 0; i < count; i++) {
         const market = (await master.post('/admin/markets', { source, slug: `q-${i}` })).body.data;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
 import type { EntityManager } from 'typeorm';
+import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
@@ -38,6 +39,8 @@ const TOUCH_KEY = statement('UPDATE api_keys SET last_used_at = now() WHERE id =
 const REVOKING_KEY = statement('SELECT revoking_partner_key($1)');
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+const taken = (field: 'source' | 'name') => new ApiError(ErrorCatalogue.ALREADY_EXISTS, `a partner has that ${field}, or one that reads the same`);
 
 /** A new API key for partner `partnerId`: only its hash and display prefix are stored. */
 export async function issuePartnerKey(manager: EntityManager, partnerId: string): Promise<IssuedKey> {
@@ -88,13 +91,19 @@ export class PartnerKeysService {
     return partner;
   }
 
-  /** A new partner and its first key (4093 when the source is taken). */
-  async createPartner(manager: EntityManager, source: string, name: string): Promise<{ partner: Partner } & IssuedKey> {
+  /**
+   * A new partner, source and name stored in NFC, and its first key: 4093 when another partner's
+   * source, or name, has the same skeleton (only this check reads sources as people do: lookups
+   * compare them as stored).
+   */
+  async createPartner(manager: EntityManager, givenSource: string, givenName: string): Promise<{ partner: Partner } & IssuedKey> {
+    const [source, name] = [toStored(givenSource), toStored(givenName)];
     let partner: Partner;
     try {
-      partner = await manager.save(manager.create(Partner, { source, name }));
+      partner = await manager.save(manager.create(Partner, { source, name, sourceSkeleton: skeleton(source), nameSkeleton: skeleton(name) }));
     } catch (error) {
-      if (isUniqueViolation(error, 'uq_partners_source')) throw new ApiError(ErrorCatalogue.ALREADY_EXISTS);
+      if (isUniqueViolation(error, 'uq_partners_source', 'uq_partners_source_skeleton')) throw taken('source');
+      if (isUniqueViolation(error, 'uq_partners_name_skeleton')) throw taken('name');
       throw error;
     }
     const issued = await this.issueKey(manager, partner.id);

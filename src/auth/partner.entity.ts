@@ -13,6 +13,14 @@ export class Partner {
   @Column({ type: 'text' })
   name: string;
 
+  /** skeleton(source), unique; NULL on a twin that predates the rule (ConfusableNames). */
+  @Column({ name: 'source_skeleton', type: 'text', nullable: true, select: false })
+  sourceSkeleton: string | null;
+
+  /** skeleton(name), unique. */
+  @Column({ name: 'name_skeleton', type: 'text', nullable: true, select: false })
+  nameSkeleton: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -12,6 +12,10 @@ export class Reviewer {
   @Column({ type: 'text' })
   name: string;
 
+  /** skeletonIgnoringCase(name), unique (uq_reviewers_name_skeleton). */
+  @Column({ name: 'name_skeleton', type: 'text', nullable: true, select: false })
+  nameSkeleton: string | null;
+
   @Column({ type: 'text' })
   role: AdminRole;
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { skeletonIgnoringCase, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
 import { isUniqueViolation } from '../database/database-errors';
@@ -19,8 +20,9 @@ export interface AdminActor {
 }
 
 export const MASTER_ACTOR_NAME = 'master';
+const MASTER_SKELETON = skeletonIgnoringCase(MASTER_ACTOR_NAME);
 
-const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name');
+const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name, or one that reads the same');
 
 const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
 // Waits for the admin writes in progress by the account (AuditService.record).
@@ -49,18 +51,20 @@ export class ReviewersService {
   }
 
   /**
-   * A new account. Its name is its own, whatever its letter case (4093 if another account,
-   * revoked or not, or the master key has it: `uq_reviewers_name` is on lower(name)): decisions
-   * and the audit trail record who acted by name.
+   * A new account, its name in NFC and its own as people read it, since decisions and the audit
+   * trail name who acted: 4093 if another account's (revoked or not) or the master key's has the
+   * same skeleton whatever the letter case (`uq_reviewers_name`, on lower(name), is SQL's floor).
    */
-  async createReviewer(manager: EntityManager, name: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
-    if (name.toLowerCase() === MASTER_ACTOR_NAME) throw nameTaken();
+  async createReviewer(manager: EntityManager, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
+    const name = toStored(given);
+    const nameSkeleton = skeletonIgnoringCase(name);
+    if (nameSkeleton === MASTER_SKELETON) throw nameTaken();
     const generated = generateKey('admin');
     let reviewer: Reviewer;
     try {
-      reviewer = await manager.save(manager.create(Reviewer, { name, role, keyHash: generated.hash, prefix: generated.prefix }));
+      reviewer = await manager.save(manager.create(Reviewer, { name, nameSkeleton, role, keyHash: generated.hash, prefix: generated.prefix }));
     } catch (error) {
-      if (isUniqueViolation(error, 'uq_reviewers_name')) throw nameTaken();
+      if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name')) throw nameTaken();
       throw error;
     }
     return { reviewer, apiKey: generated.key };

@@ -15,6 +15,7 @@ import { DisputeQueueOrder1764200000000 } from './migrations/1764200000000-Dispu
 import { ReviewerNamesIgnoreCase1764300000000 } from './migrations/1764300000000-ReviewerNamesIgnoreCase';
 import { FilingHoldsItsKey1764400000000 } from './migrations/1764400000000-FilingHoldsItsKey';
 import { FairCredentialHolds1764500000000 } from './migrations/1764500000000-FairCredentialHolds';
+import { ConfusableNames1764600000000 } from './migrations/1764600000000-ConfusableNames';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   ReviewerNamesIgnoreCase1764300000000,
   FilingHoldsItsKey1764400000000,
   FairCredentialHolds1764500000000,
+  ConfusableNames1764600000000,
 ];
 
 export interface DatabaseSettings {

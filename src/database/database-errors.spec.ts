@@ -37,6 +37,12 @@ describe('isUniqueViolation', () => {
     expect(isUniqueViolation({ driverError: pgError }, 'uq_disputes_market_id')).toBe(true);
   });
 
+  it('matches any of several names (a unique index reports its own)', () => {
+    const pgError = { code: '23505', constraint: 'uq_markets_source_slug_skeleton' };
+    expect(isUniqueViolation(pgError, 'uq_markets_source_slug', 'uq_markets_source_slug_skeleton')).toBe(true);
+    expect(isUniqueViolation(pgError, 'uq_markets_source_slug')).toBe(false);
+  });
+
   it('does not match another constraint or another error', () => {
     expect(isUniqueViolation({ code: '23505', constraint: 'other' }, 'uq_disputes_market_id')).toBe(false);
     expect(isUniqueViolation({ code: '23503', constraint: 'uq_disputes_market_id' }, 'uq_disputes_market_id')).toBe(false);

@@ -80,10 +80,10 @@ export function isPoolWaitTimeout(error: unknown): boolean {
   return typeof message === 'string' && message.includes(POOL_WAIT_TIMEOUT);
 }
 
-/** True when the error is a unique violation of the named constraint. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
+/** True when the error is a unique violation of one of the named constraints or unique indexes. */
+export function isUniqueViolation(error: unknown, ...constraints: string[]): boolean {
   const driverError = driverErrorOf(error);
-  return driverError?.code === '23505' && driverError.constraint === constraint;
+  return driverError?.code === '23505' && constraints.includes(driverError.constraint as string);
 }
 
 /** True when PostgreSQL ended the transaction to break a deadlock (it may be run again). */

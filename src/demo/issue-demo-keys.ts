@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { issuePartnerKey } from '../auth/partner-keys.service';
 import type { AdminActor } from '../auth/reviewers.service';
 import { generateKey } from '../auth/key-hashing';
+import { skeletonIgnoringCase } from '../common/confusable-skeleton';
 import { validateEnvironment } from '../config/environment';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { dataSourceOptions } from '../database/data-source-options';
@@ -22,8 +23,10 @@ const DEMO_PARTNER = statement<{ id: string }>('SELECT id FROM partners WHERE so
 // replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
 const REPLACE_ADMIN_KEY = statement<{ id: string }>(`
   UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL WHERE name = $1 AND role = 'admin' RETURNING id`);
+// No conflict target: names are unique by expression indexes (lower(name), the skeleton), which
+// ON CONFLICT (name) does not name (it failed whatever the data).
 const CREATE_ADMIN = statement<{ id: string }>(`
-  INSERT INTO reviewers (name, role, key_hash, prefix) VALUES ($1, 'admin', $2, $3) ON CONFLICT (name) DO NOTHING RETURNING id`);
+  INSERT INTO reviewers (name, role, key_hash, prefix, name_skeleton) VALUES ($1, 'admin', $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`);
 
 async function issueDemoKeys(): Promise<void> {
   const environment = validateEnvironment(process.env);
@@ -55,7 +58,9 @@ async function issueDemoKeys(): Promise<void> {
     const adminKey = await audit.record(ACTOR, async (manager) => {
       const key = generateKey('admin');
       const values = [LOCAL_ADMIN_NAME, key.hash, key.prefix];
-      const [account] = (await sql.rows(REPLACE_ADMIN_KEY, values, manager)).concat(await sql.rows(CREATE_ADMIN, values, manager));
+      const [account] = (await sql.rows(REPLACE_ADMIN_KEY, values, manager)).concat(
+        await sql.rows(CREATE_ADMIN, [...values, skeletonIgnoringCase(LOCAL_ADMIN_NAME)], manager),
+      );
       // Names are unique (uq_reviewers_name): the name is a reviewer's, not an admin's.
       if (!account) throw new StartupError(`the reviewer account ${LOCAL_ADMIN_NAME} is not an admin: use the admin API to issue keys`);
       return {

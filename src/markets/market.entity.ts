@@ -14,6 +14,10 @@ export class Market {
   @Column({ type: 'text' })
   slug: string;
 
+  /** skeleton(slug), unique within the source; NULL on a twin that predates the rule (ConfusableNames). */
+  @Column({ name: 'slug_skeleton', type: 'text', nullable: true, select: false })
+  slugSkeleton: string | null;
+
   @Column({ type: 'text' })
   status: MarketStatus;
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
 import type { EntityManager } from 'typeorm';
+import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
@@ -160,13 +161,16 @@ export class MarketsService {
     await this.sql.rows(CLOSE, [market.id], manager);
   }
 
-  /** A new market in `monitoring` (4093 when its (source, slug) exists). */
-  async createMarket(manager: EntityManager, source: string, slug: string): Promise<string> {
+  /** A new market in `monitoring`, its slug stored in NFC: 4093 when a market of its source has a slug of the same skeleton. */
+  async createMarket(manager: EntityManager, source: string, givenSlug: string): Promise<string> {
+    const slug = toStored(givenSlug);
     try {
-      const market = await manager.save(manager.create(Market, { source, slug, status: 'monitoring' }));
+      const market = await manager.save(manager.create(Market, { source, slug, slugSkeleton: skeleton(slug), status: 'monitoring' }));
       return market.id;
     } catch (error) {
-      if (isUniqueViolation(error, 'uq_markets_source_slug')) throw new ApiError(ErrorCatalogue.ALREADY_EXISTS);
+      if (isUniqueViolation(error, 'uq_markets_source_slug', 'uq_markets_source_slug_skeleton')) {
+        throw new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'the source has a market with that slug, or one that reads the same');
+      }
       throw error;
     }
   }

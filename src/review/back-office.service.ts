@@ -38,7 +38,7 @@ export class BackOfficeService {
       const { reviewer, apiKey } = await this.reviewers.createReviewer(manager, name, role);
       return {
         result: { id: Number(reviewer.id), name: reviewer.name, role: reviewer.role, api_key: apiKey },
-        audit: { action: 'reviewer.created', target: `reviewer:${reviewer.id}`, details: { name, role, prefix: reviewer.prefix } },
+        audit: { action: 'reviewer.created', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name, role, prefix: reviewer.prefix } },
       };
     });
   }
@@ -58,7 +58,7 @@ export class BackOfficeService {
       const { partner, keyId, apiKey } = await this.partnerKeys.createPartner(manager, source, name);
       return {
         result: { source: partner.source, name: partner.name, key_id: Number(keyId), api_key: apiKey },
-        audit: { action: 'partner.created', target: `partner:${source}`, details: { name, key_id: Number(keyId) } },
+        audit: { action: 'partner.created', target: `partner:${partner.source}`, details: { name: partner.name, key_id: Number(keyId) } },
       };
     });
   }
@@ -89,10 +89,8 @@ export class BackOfficeService {
     return this.recordMarketChange(actor, async (manager) => {
       await this.partnerKeys.requirePartner(manager, source);
       const id = await this.markets.createMarket(manager, source, slug);
-      return {
-        result: await this.markets.getMarketItem(manager, id),
-        audit: { action: 'market.created', target: `market:${id}`, details: { source, slug } },
-      };
+      const market = await this.markets.getMarketItem(manager, id);
+      return { result: market, audit: { action: 'market.created', target: `market:${id}`, details: { source, slug: market.slug } } };
     });
   }
 

@@ -31,7 +31,9 @@ const oneOf = (values: readonly string[]) => `$property must be one of: ${values
 
 export class CreateReviewerDto {
   /**
-   * Unique whatever its letter case ("master", the master key's, included).
+   * Stored in NFC. Unique as people read it: no other account's, nor "master" (the master key's),
+   * in any letter case or in look-alike letters (Unicode's confusable skeleton: "mаster" with a
+   * Cyrillic "а" is "master").
    * @example "alice"
    */
   @RequiredText(200, { name: true })
@@ -48,7 +50,8 @@ export class CreateReviewerDto {
 
 export class CreatePartnerDto {
   /**
-   * The partner's source identifier, issued at integration time.
+   * The partner's source identifier, issued at integration time. Unique as people read it
+   * (Unicode's confusable skeleton: "acme1" is "acmel"); letter case counts.
    * @example "acme"
    */
   @ApiProperty({ pattern: SOURCE_PATTERN })
@@ -58,7 +61,10 @@ export class CreatePartnerDto {
   })
   source: string;
 
-  /** @example "Acme Markets Ltd." */
+  /**
+   * Stored in NFC; unique as people read it, as the source is.
+   * @example "Acme Markets Ltd."
+   */
   @RequiredText(200)
   name: string;
 }
@@ -72,9 +78,10 @@ export class CreateMarketDto {
   source: string;
 
   /**
-   * Unique within the source; leading and trailing spaces and "/" are removed. Partners type it:
-   * no character that does not show (controls, zero-width characters, direction marks, fillers,
-   * variation selectors).
+   * Leading and trailing spaces and "/" are removed; stored in NFC. Unique within the source as
+   * people read it (Unicode's confusable skeleton: "café" in one code point or two is one slug).
+   * Partners type it: no character that does not show (controls, zero-width characters,
+   * direction marks, fillers, variation selectors).
    * @example "btc-above-100k-2026"
    */
   @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NEW_SLUG_PATTERN })

@@ -1,12 +1,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { generateKey } from '../../src/auth/key-hashing';
+import { skeleton } from '../../src/common/confusable-skeleton';
 
 /** Waits until an application has heard the database announce transaction `txid`. */
 export type Heard = (txid: string, source: string, slug: string) => Promise<void>;
 
 /**
  * Test data written straight to the tables, so the partner-API suites do not depend on
- * the admin API they do not test.
+ * the admin API they do not test (skeletons included, as the service writes them).
  *
  * With `heard`, a market's writes return only once the application has heard them announced,
  * as the service's own writes do (PublicMarketCache.afterWrite): otherwise the announcement
@@ -22,10 +23,11 @@ export class Fixtures {
   ) {}
 
   async partner(source = `partner-${++this.sequence}`): Promise<{ source: string; apiKey: string; keyId: string }> {
-    const [{ id }] = await this.dataSource.query('INSERT INTO partners (source, name) VALUES ($1, $2) RETURNING id', [
-      source,
-      `${source} Inc.`,
-    ]);
+    const name = `${source} Inc.`;
+    const [{ id }] = await this.dataSource.query(
+      'INSERT INTO partners (source, name, source_skeleton, name_skeleton) VALUES ($1, $2, $3, $4) RETURNING id',
+      [source, name, skeleton(source), skeleton(name)],
+    );
     const key = generateKey('partner');
     const [{ id: keyId }] = await this.dataSource.query(
       'INSERT INTO api_keys (partner_id, key_hash, prefix) VALUES ($1, $2, $3) RETURNING id',
@@ -44,8 +46,8 @@ export class Fixtures {
     const proofCount = options.proofs ?? (resolved ? 2 : 0);
     const { id } = await this.change(source, slug, async (manager) => {
       const [market] = await manager.query(
-        `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at, slug_skeleton)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
         [
           source,
           slug,
@@ -54,6 +56,7 @@ export class Fixtures {
           resolved ? 'HIGH' : null,
           resolved ? 'The outcome was confirmed by the official source.' : null,
           resolved ? '2026-11-01T12:00:00.000Z' : null,
+          skeleton(slug),
         ],
       );
       for (let position = 0; position < proofCount; position++) {

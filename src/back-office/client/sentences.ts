@@ -22,7 +22,7 @@ export const SENTENCES: Record<number, string> = {
   4090: 'This market is not resolved, so it cannot be disputed.',
   4091: 'This market already has a dispute.',
   4092: 'Someone else decided this dispute meanwhile.',
-  4093: 'That already exists: choose another source, slug or name.',
+  4093: 'That already exists, or something that looks the same does: choose another source, slug or name.',
   4094: 'This market is no longer monitoring: it has been resolved already.',
   4100: 'A market slug is required.',
   4101: 'A market source is required.',
