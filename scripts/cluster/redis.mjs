@@ -23,7 +23,8 @@ function ping(port) {
 
 export async function startRedis(state) {
   const log = join(state.logDir, 'redis.log');
-  const args = ['--port', String(state.ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', state.dir];
+  // set-proc-title no: Redis's title would overwrite its environment, and with it the mark --down finds it by.
+  const args = ['--port', String(state.ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', state.dir, '--set-proc-title', 'no'];
   const pid = spawnOwned(state, { program: REDIS_SERVER, args, log });
   state.pids.redis = pid;
   await saveState(state);
