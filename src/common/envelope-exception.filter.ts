@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Injectable, Logger } from '@nest
 import type { Response } from 'express';
 import { DatabaseActivity } from '../database/database-activity';
 import { databaseFailureOf } from '../database/database-errors';
+import { LogRedaction } from '../observability/log-redaction';
 import { MetricsService } from '../observability/metrics.service';
 import { ApiError, errorEnvelope, ErrorCatalogue } from './error-catalogue';
 import { toApiError } from './error-mapping';
@@ -20,6 +21,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly database: DatabaseActivity,
     private readonly metrics: MetricsService,
+    private readonly redaction: LogRedaction,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -44,8 +46,8 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
 
     if (unexpected) {
       this.logger.error(
-        { requestId: request.context?.requestId, route: request.originalUrl, err: exception },
-        exception instanceof Error ? exception.stack : String(exception),
+        { requestId: request.context?.requestId, route: this.redaction.url(request.originalUrl), err: exception },
+        this.redaction.text(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)),
       );
     }
     if (response.headersSent) return;

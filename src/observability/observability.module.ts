@@ -1,10 +1,21 @@
 import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { LogRedaction } from './log-redaction';
 import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
 
 @Global()
 @Module({
-  providers: [MetricsService, MetricsServer],
-  exports: [MetricsService, MetricsServer],
+  providers: [
+    MetricsService,
+    MetricsServer,
+    {
+      provide: LogRedaction,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) => new LogRedaction(config.get('ADMIN_MASTER_KEY', { infer: true })),
+    },
+  ],
+  exports: [MetricsService, MetricsServer, LogRedaction],
 })
 export class ObservabilityModule {}

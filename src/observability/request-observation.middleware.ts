@@ -5,6 +5,7 @@ import { clientOf } from '../common/client-address';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { ensureRequestContext } from '../common/request-context.middleware';
 import type { ServiceRequest } from '../common/request-context';
+import { LogRedaction } from './log-redaction';
 import { MetricsService } from './metrics.service';
 
 /**
@@ -31,7 +32,8 @@ export function codeOf(res: Response): number {
  * reads it: what the limits count against), route, code (499 when the client left before any
  * answer), who called (partner source or admin actor), HTTP status (none when nothing was
  * sent) and duration, and for a 5030 or a 5031 of the database's pool, what the database or the
- * driver said (`failure`). Request headers are never logged. Lines of 5000 and 5030 are at
+ * driver said (`failure`). Request headers are never logged, and the URL is redacted and cut
+ * (LogRedaction). Lines of 5000 and 5030 are at
  * `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
  * made two child loggers and a logging context for every request: about a fifth of a cached
  * read's cost.)
@@ -41,6 +43,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
   constructor(
     private readonly logger: PinoLogger,
     private readonly metrics: MetricsService,
+    private readonly redaction: LogRedaction,
   ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
@@ -54,9 +57,10 @@ export class RequestObservationMiddleware implements NestMiddleware {
       const code = codeOf(res);
       this.metrics.observeRequest(req.method, route, code, elapsedMs / 1000);
       const context = (req as Partial<ServiceRequest>).context;
+      const url = this.redaction.url(req.originalUrl);
       const line = {
         reqId: context?.requestId,
-        req: { id: context?.requestId, method: req.method, url: req.originalUrl, remoteAddress },
+        req: { id: context?.requestId, method: req.method, url, remoteAddress },
         client,
         route,
         code,
@@ -66,7 +70,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
         responseTime: Math.round(elapsedMs),
         failure: res.locals.failure as string | undefined,
       };
-      const message = `${req.method} ${req.originalUrl} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
+      const message = `${req.method} ${url} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
       if (code === ErrorCatalogue.SERVER_BUSY.code) this.logger.logger.warn(line, message); // shed: the instance is busy, nothing failed
       else if (code >= 5000) this.logger.logger.error(line, message);
       else this.logger.logger.info(line, message);

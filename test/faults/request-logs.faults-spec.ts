@@ -70,6 +70,34 @@ describe('faults: request logs', () => {
     }
   });
 
+  it('writes no secret a client put anywhere (query, path, body, other headers), and cuts a long URL', async () => {
+    const s = server!;
+    const before = s.lines.length;
+    const isRequestLine = (line: string) => line.includes('"responseTime":') && !line.includes('/health/');
+    const linesBefore = s.lines.filter(isRequestLine).length;
+    const anotherKey = another.apiKey;
+    const sent = [
+      await s.http.request('GET', `/admin/partners?token=${encodeURIComponent(ADMIN_MASTER_KEY)}`),
+      await s.http.request('GET', `/admin/partners?q=${ADMIN_MASTER_KEY}&api_key=whatever-it-is`),
+      await s.http.request('GET', `/oracle/markets/public?slug=${market.apiKey}&source=${market.source}`),
+      await s.http.request('GET', `/oracle/markets/${anotherKey}`),
+      await s.http.request('POST', '/oracle/markets/dispute/submit', {
+        headers: { 'x-api-key': market.apiKey, 'x-token': anotherKey, authorization: `Bearer ${ADMIN_MASTER_KEY}` },
+        body: { ...disputeBody(market.id), submitter_name: anotherKey, api_key: ADMIN_MASTER_KEY },
+      }),
+      await s.http.request('GET', `/oracle/markets/public?slug=${'s'.repeat(15_000)}&source=${market.source}`),
+    ];
+    expect(sent.map((response) => response.body.code)).toEqual([4012, 4012, 0, 4044, 4000, 0]);
+    const lines = (await s.linesMatching(isRequestLine, linesBefore + 6)).slice(linesBefore);
+    const output = s.lines.slice(before).join('\n');
+    for (const secret of [ADMIN_MASTER_KEY, encodeURIComponent(ADMIN_MASTER_KEY), market.apiKey, anotherKey]) expect(output).not.toContain(secret);
+    expect(output).toContain('token=[redacted]');
+    // The 15 KB URL's line: the URL cut to 512 characters, twice (its url and its message), and the rest of the line.
+    const long = lines.find((line) => line.includes('s'.repeat(100)))!;
+    expect(long.length).toBeLessThan(2_000);
+    expect(long).toContain('more characters)');
+  });
+
   it('logs what the HTTP parser rejected, under the x-request-id its answer carries', async () => {
     const s = server!;
     const rejected = async (bytes: string) => {

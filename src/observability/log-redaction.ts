@@ -1,0 +1,57 @@
+/** Longest URL a log line carries; the rest is counted, not written. */
+export const MAX_LOGGED_URL = 512;
+
+export const REDACTED = '[redacted]';
+
+/** Query parameters whose values are credentials by their name (token, api_key, password, ...). */
+const CREDENTIAL_NAME = /token|key|secret|pass|pwd|auth|sig|session|credential|bearer|cookie/i;
+
+/** Values in the format of the keys and secrets this service issues, wherever they appear. */
+const ISSUED_SECRET = /\b(?:so[ak]_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=_-]{16,})/g;
+
+/**
+ * URLs as log lines carry them: the values of credential-named query parameters, anything in
+ * the format of an issued key or secret, and the master key, redacted; then cut to
+ * MAX_LOGGED_URL characters. A client's secret, however sent, never reaches a log line.
+ */
+export class LogRedaction {
+  private readonly masterKeys: string[];
+
+  constructor(masterKey: string | undefined) {
+    this.masterKeys = masterKey ? [...new Set([masterKey, encodeURIComponent(masterKey)])] : [];
+  }
+
+  url(url: string): string {
+    const query = url.indexOf('?');
+    let safe = query === -1 ? url : url.slice(0, query + 1) + this.query(url.slice(query + 1));
+    safe = this.text(safe);
+    return safe.length <= MAX_LOGGED_URL ? safe : `${safe.slice(0, MAX_LOGGED_URL)}...(${safe.length - MAX_LOGGED_URL} more characters)`;
+  }
+
+  /** `text` with issued secrets and the master key redacted. */
+  text(text: string): string {
+    let safe = text.replace(ISSUED_SECRET, REDACTED);
+    for (const key of this.masterKeys) safe = safe.replaceAll(key, REDACTED);
+    return safe;
+  }
+
+  private query(query: string): string {
+    return query
+      .split('&')
+      .map((pair) => {
+        const equals = pair.indexOf('=');
+        if (equals === -1) return pair;
+        const name = safeDecode(pair.slice(0, equals));
+        return CREDENTIAL_NAME.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+      })
+      .join('&');
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
