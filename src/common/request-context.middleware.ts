@@ -39,12 +39,20 @@ function decodablePath(url: string): boolean {
   }
 }
 
+/** How many Host fields the request has (Node keeps the first in `headers`, all in `rawHeaders`). */
+function hostFields(req: Request): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') count++;
+  return count;
+}
+
 /** Node's own test of an Expect header for 100-continue (what it answers 100 Continue to). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /**
  * The first step of every request: its id; a path that is not valid percent-encoding, an
- * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400),
+ * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400) or
+ * with two (RFC 9112 §3.2: proxies and the service could read different hosts),
  * or an expectation other than 100-continue (Node would answer it an empty 417), is 4000
  * whatever route it names; and no conditional request: Express answers a matching
  * If-None-Match (`*` matches anything) or If-Modified-Since with a bodiless 304, and every
@@ -56,6 +64,7 @@ export class RequestContextMiddleware implements NestMiddleware {
     ensureRequestContext(req, res);
     if (!decodablePath(req.url)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST);
     if (req.headers.host === undefined && req.httpVersion === '1.1') throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Host header is required');
+    if (hostFields(req) > 1) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'a request has one Host header');
     const expectation = req.headers.expect;
     if (expectation !== undefined && !CONTINUE.test(expectation)) {
       throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Expect header can only be 100-continue');

@@ -176,6 +176,11 @@ describe('faults: slow clients and requests the HTTP parser rejects', () => {
       ['headers that never end', 'GET /health/live HTTP/1.1\r\nHost: oracle\r\n', TIMED_OUT],
       // The client asks for the connection to close: this one is answered by the pipeline.
       ['HTTP/1.1 without Host', 'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n', { code: 4000, msg: 'invalid request', detail: 'the Host header is required' }],
+      [
+        'two Host headers',
+        'GET /oracle/markets/public?slug=a&source=b HTTP/1.1\r\nHost: oracle\r\nhost: elsewhere.example\r\nConnection: close\r\n\r\n',
+        { code: 4000, msg: 'invalid request', detail: 'a request has one Host header' },
+      ],
       // Node would answer an empty 417 itself.
       [
         'an expectation other than 100-continue',
