@@ -21,7 +21,7 @@ envelope; success or failure is the \`code\` field only:
 - success: \`{"code":0,"msg":"success","data":{...}}\`
 - error: \`{"code":N,"msg":"...","detail":"..."}\` (\`detail\` adds specifics, e.g. every offending field for 4000)
 
-The ops endpoints (\`/health/live\`, \`/health/ready\`, \`/metrics\`) use real HTTP status codes instead.
+The ops endpoints (\`/health/live\`, \`/health/ready\`; \`/metrics\` on its own port, METRICS_PORT) use real HTTP status codes instead.
 Every response carries \`x-request-id\`. Rate-limited routes carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`
 and \`X-RateLimit-Reset\`; over the limit: code 4290 with \`Retry-After\`.
 
@@ -44,7 +44,12 @@ export function setUpApiDocs(app: INestApplication): void {
   // The service is not open source: an SPDX reference of our own, as OpenAPI 3.1 allows.
   config.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as typeof config.info.license;
   const document = finishDocument(SwaggerModule.createDocument(app, config));
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  // A reference only: no "Try it out", so the page never takes a key (clients call the API themselves).
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    swaggerOptions: { supportedSubmitMethods: [], persistAuthorization: false },
+    customCss: '.swagger-ui .auth-wrapper { display: none }',
+  });
 }
 
 /**

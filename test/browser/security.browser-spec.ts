@@ -93,4 +93,24 @@ describe('the back office page: hostile text, its headers, its CSP', () => {
       expect(ran).toBeUndefined();
     });
   });
+
+  it('serves the API docs unframeable, with a policy of their own, as a reference that never takes a key', async () => {
+    for (const path of ['/docs', '/docs-json']) {
+      const answer = await harness.t.http.get(path);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
+      expect([answer.headers['x-frame-options'], answer.headers['x-content-type-options']]).toEqual(['DENY', 'nosniff']);
+    }
+    await harness.run('docs', async (page, watch) => {
+      await page.goto('/docs');
+      await page.getByText('Settlement oracle API').first().waitFor();
+      await page.getByText('/oracle/markets/public').first().click();
+      await page.getByText('Parameters').first().waitFor();
+      await expect(page.getByRole('button', { name: /try it out/i }).count()).resolves.toBe(0);
+      await expect(page.locator('.auth-wrapper').isVisible()).resolves.toBe(false);
+      await expect(page.getByRole('button', { name: /authorize/i }).isVisible()).resolves.toBe(false);
+      expect(watch.errors).toEqual([]);
+    });
+  });
 });
