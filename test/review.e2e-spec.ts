@@ -640,8 +640,11 @@ describe('review back office (/admin)', () => {
       expect(JSON.stringify(all)).not.toMatch(/so[ak]_[A-Za-z0-9_-]{20,}/);
     });
 
-    it('is append-only in the database', async () => {
+    it('is append-only in the database: no UPDATE, DELETE or TRUNCATE, even by the role that owns it', async () => {
       await expect(t.dataSource.query('DELETE FROM audit_events')).rejects.toThrow(/append-only/);
+      await expect(t.dataSource.query("UPDATE audit_events SET actor = 'someone else'")).rejects.toThrow(/append-only/);
+      await expect(t.dataSource.query('TRUNCATE audit_events')).rejects.toThrow(/append-only/);
+      await expect(t.dataSource.query('TRUNCATE audit_events, markets CASCADE')).rejects.toThrow(/append-only/);
     });
 
     it('writes no audit event when the write fails', async () => {

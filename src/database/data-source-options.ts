@@ -16,6 +16,7 @@ import { ReviewerNamesIgnoreCase1764300000000 } from './migrations/1764300000000
 import { FilingHoldsItsKey1764400000000 } from './migrations/1764400000000-FilingHoldsItsKey';
 import { FairCredentialHolds1764500000000 } from './migrations/1764500000000-FairCredentialHolds';
 import { ConfusableNames1764600000000 } from './migrations/1764600000000-ConfusableNames';
+import { AuditTrailRefusesTruncate1764700000000 } from './migrations/1764700000000-AuditTrailRefusesTruncate';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   FilingHoldsItsKey1764400000000,
   FairCredentialHolds1764500000000,
   ConfusableNames1764600000000,
+  AuditTrailRefusesTruncate1764700000000,
 ];
 
 export interface DatabaseSettings {
