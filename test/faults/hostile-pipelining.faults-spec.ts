@@ -161,6 +161,22 @@ describe('faults: pipelining clients', () => {
     );
   });
 
+  // Contract §10: memory is bounded whatever the number of connections; these two crashed the
+  // 96 MB heap in seconds (one 64 KiB read of every connection parsed in the same turn).
+  for (const [connectionCount, perConnection] of [
+    [40, 20_000],
+    [100, 1_000],
+  ]) {
+    it(`survives ${connectionCount} connections each pipelining ${perConnection.toLocaleString('en')} public reads unread, a victim served within 1 s`, async () => {
+      const cachedRead = rawRequest('GET', `/oracle/markets/public?slug=${h.cached.slug}&source=${h.cached.source}`);
+      const flood = { waves: 1, connectionsPerWave: connectionCount, requestsPerConnection: perConnection };
+      const attack = await underAttack(h.server, h.innocent, () => pipelineWithoutReading(flood, () => cachedRead), 1_000);
+      expect(Math.max(...attack.during.map((sample) => sample.result.ms))).toBeLessThan(1_000);
+      await expectNo5000(h.server);
+      console.log(`${connectionCount} x ${perConnection} pipelined public reads, none read (${attack.outcome.written} written):\n  ${attack.summary}`);
+    });
+  }
+
   it('survives eight connections pipelining at once, its memory bounded', async () => {
     const atOnce = { waves: 1, connectionsPerWave: 8, requestsPerConnection: 3_000 };
     await attackAndReport('Eight connections pipelining uncached reads at once', atOnce, () => rawRequest('GET', uncachedRead()), [0]);

@@ -103,15 +103,10 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     if (refusal.destroying) return false;
     if (refusal.dropped >= DROPS_BEFORE_CLOSING || this.dropsHeld >= MAX_DROPS_HELD) {
       this.metrics.shed.inc({ reason: 'connection-closed' });
-      // Once Node has parsed what it read of the connection, not from this request's event: a
-      // connection destroyed while its parser runs leaves the answers queued behind the one in
-      // progress without their 'close', held with their requests. A thousand connections each
-      // pipelining 20 probes at once (8 worked on, the 9th refused, the rest dropped past
-      // MAX_DROPS_HELD) had 7,000 of them held, and the 96 MB heap ran out. Closed a moment
-      // later, a connection also gets the answers already made (probes, cached reads) and its
-      // refusal; those waiting on the database are cut off with it.
+      // At once: libuv goes on reading a connection as long as Node resumes it (once the answers
+      // before the refusal are written), so one scheduled for later was read to its end first.
       refusal.destroying = true;
-      setImmediate(() => socket.destroy());
+      socket.destroy();
       return false;
     }
     if (refusal.dropped++ === 0) socket.once('close', () => (this.dropsHeld -= refusal.dropped));

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -9,14 +10,24 @@ import type { Socket } from 'node:net';
  */
 export const REQUESTS_PARSED_PER_TURN = 512;
 
+/** Client addresses whose last turn is remembered (the least recently seen are forgotten first). */
+const ADDRESSES_REMEMBERED = 10_000;
+
+/** The longest new connections wait for the connections queued to be accepted (see ReadGate). */
+const MAX_NEW_HOLD_MS = 250;
+
 /**
  * Bounds what one turn of the event loop parses, whatever the number of connections: once
  * REQUESTS_PARSED_PER_TURN requests have been parsed, every connection that is being read stops
  * being read (libuv then skips their pending reads of this turn; TCP holds the rest in the
- * clients' and the kernel's buffers), and they are read again from the next turn on. The kernel hands
- * over ready connections in the order they are resumed: connections read before (a flooding
- * one is closed after its first read past its limit) go first, those held longest first, then
- * new ones in the order they came, so a known client waits a turn, not for every new flood.
+ * clients' and the kernel's buffers), and is read again from the next turn on, in a fair order
+ * (see resumeInOrder).
+ *
+ * libuv accepts one connection per turn, so a new client waits for as many turns as there are
+ * connections queued ahead of it, and a turn that reads a flooding connection is long. So after
+ * a full turn that read new connections, new connections are accepted and held, unread, until a
+ * turn accepts none (the queue is empty; turns are short meanwhile) or MAX_NEW_HOLD_MS have
+ * passed: then they are read in the fair order, a newcomer from another address first.
  */
 export class ReadGate {
   private readonly connections = new Set<Socket>();
@@ -24,9 +35,16 @@ export class ReadGate {
   private readonly known = new WeakSet<Socket>();
   /** The turn since which each held connection has not been read. */
   private readonly waitingSince = new WeakMap<Socket, number>();
+  /** The turn in which each address last had a request parsed. */
+  private readonly addressRead = new LRUCache<string, number>({ max: ADDRESSES_REMEMBERED });
   private turn = 0;
   private parsed = 0;
+  private newParsed = false;
   private closed: Socket[] | null = null;
+  /** Holding new connections: since when, and whether one was accepted since the last turn. */
+  private holdingNewSince: number | null = null;
+  private accepted = false;
+  private newHeld: Socket[] = [];
 
   constructor(private readonly limit = REQUESTS_PARSED_PER_TURN) {}
 
@@ -35,15 +53,19 @@ export class ReadGate {
     server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
-      // A connection opened while the gate is closed waits for the next turn too.
-      if (this.closed) this.hold(socket);
+      this.accepted = true;
+      if (this.closed || this.holdingNewSince !== null) this.hold(socket);
     });
   }
 
   /** Node parsed a request of `socket`. */
   requestParsed(socket: Socket): void {
-    this.known.add(socket);
+    if (!this.known.has(socket)) {
+      this.known.add(socket);
+      this.newParsed = true;
+    }
     this.waitingSince.delete(socket);
+    this.addressRead.set(socket.remoteAddress ?? '', this.turn);
     if (this.parsed++ === 0) setImmediate(() => this.open());
     if (this.parsed >= this.limit && !this.closed) this.close();
   }
@@ -58,36 +80,56 @@ export class ReadGate {
     if (!socket.readableFlowing || socket.destroyed) return;
     socket.pause();
     if (!this.waitingSince.has(socket)) this.waitingSince.set(socket, this.turn);
-    this.closed!.push(socket);
+    if (this.closed) this.closed.push(socket);
+    else this.newHeld.push(socket);
   }
 
   private open(): void {
+    const held = [...(this.closed ?? []), ...this.newHeld];
+    const startHolding = this.closed !== null && this.newParsed && this.holdingNewSince === null;
     this.turn++;
     this.parsed = 0;
-    const held = this.closed ?? [];
     this.closed = null;
-    for (const socket of this.fairOrder(held)) if (!socket.destroyed) socket.resume();
+    this.newHeld = [];
+    this.newParsed = false;
+    if (startHolding) {
+      this.holdingNewSince = performance.now();
+      this.accepted = false;
+      setImmediate(() => this.releaseNewOnceAccepted());
+    }
+    if (this.holdingNewSince === null) return this.resumeInOrder(held);
+    this.resumeInOrder(held.filter((socket) => this.known.has(socket)));
+    this.newHeld = held.filter((socket) => !this.known.has(socket));
+  }
+
+  /** Once a turn accepts no connection (or MAX_NEW_HOLD_MS have passed), the held new connections are read. */
+  private releaseNewOnceAccepted(): void {
+    if (this.accepted && performance.now() - this.holdingNewSince! < MAX_NEW_HOLD_MS) {
+      this.accepted = false;
+      setImmediate(() => this.releaseNewOnceAccepted());
+      return;
+    }
+    this.holdingNewSince = null;
+    if (this.closed) return; // a full turn is under way: its open() resumes them
+    const held = this.newHeld;
+    this.newHeld = [];
+    this.resumeInOrder(held);
   }
 
   /**
-   * Known connections first, longest held first; then new ones in rounds over their client
-   * addresses (each address's oldest, then each one's second...), so that an address opening
-   * connections by the thousand delays another's new connection by one of them, not all.
+   * The kernel hands over ready connections in the order they are resumed, and one flooding
+   * connection can fill a turn: by address, the one read least recently first, then known
+   * connections before new ones, those held longest first. An address opening connections by
+   * the thousand takes one turn in two, not every turn before anyone else's.
    */
-  private fairOrder(held: Socket[]): Socket[] {
-    const since = (socket: Socket) => this.waitingSince.get(socket)!;
-    const known = held.filter((socket) => this.known.has(socket)).sort((a, b) => since(a) - since(b));
-    const byAddress = new Map<string | undefined, Socket[]>();
-    for (const socket of held.filter((socket) => !this.known.has(socket)).sort((a, b) => since(a) - since(b))) {
-      const queue = byAddress.get(socket.remoteAddress);
-      if (queue) queue.push(socket);
-      else byAddress.set(socket.remoteAddress, [socket]);
-    }
-    const queues = [...byAddress.values()];
-    const rounds: Socket[] = [];
-    for (let round = 0; rounds.length < held.length - known.length; round++) {
-      for (const queue of queues) if (round < queue.length) rounds.push(queue[round]);
-    }
-    return [...known, ...rounds];
+  private resumeInOrder(held: Socket[]): void {
+    const rank = (socket: Socket) => [
+      this.addressRead.get(socket.remoteAddress ?? '') ?? -1,
+      this.known.has(socket) ? 0 : 1,
+      this.waitingSince.get(socket)!,
+    ];
+    const ranked = held.map((socket) => ({ socket, rank: rank(socket) }));
+    ranked.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || a.rank[2] - b.rank[2]);
+    for (const { socket } of ranked) if (!socket.destroyed) socket.resume();
   }
 }
