@@ -81,6 +81,38 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     await second.close();
   });
 
+  it('issues new demo keys (npm run demo:keys) with the server running and stopped, and leaves no key unseen when it fails', async () => {
+    const { issueDemoKeys } = await import('../src/demo/demo-keys');
+    const { validateEnvironment } = await import('../src/config/environment');
+    const environment = validateEnvironment(process.env);
+    const app = await boot();
+    const { DataSource } = await import('typeorm');
+    const activeKeys = async () =>
+      (await app.get(DataSource).query('SELECT prefix FROM api_keys WHERE revoked_at IS NULL ORDER BY id')).map((row: { prefix: string }) => row.prefix);
+    const works = async (keys: { apiKey: string; adminKey: string }) => {
+      const filed = await request(app.getHttpServer()).post('/oracle/markets/dispute/submit').set('x-api-key', keys.apiKey).send({ market_id: 987654, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
+      const listed = await request(app.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${keys.adminKey}`);
+      return [filed.body.code, listed.body.code];
+    };
+    const whileRunning = await issueDemoKeys(environment);
+    expect(await works(whileRunning)).toEqual([4040, 0]);
+    const before = await activeKeys();
+    // The local admin's name taken by a reviewer: refused, and the partner key of the same run is not left behind.
+    await app.get(DataSource).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
+    await expect(issueDemoKeys(environment)).rejects.toThrow('the reviewer account local-admin is not an admin');
+    expect(await activeKeys()).toEqual(before);
+    await app.get(DataSource).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
+    await app.close();
+
+    const whileStopped = await issueDemoKeys(environment);
+    const again = await boot();
+    const filed = await request(again.getHttpServer()).post('/oracle/markets/dispute/submit').set('x-api-key', whileStopped.apiKey).send({});
+    expect(filed.body.code).toBe(4000); // authenticated: the body is what is wrong
+    const listed = await request(again.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${whileStopped.adminKey}`);
+    expect(listed.body.code).toBe(0);
+    await again.close();
+  });
+
   it('runs in a data folder whose parent is closed to other users (mode 0700), and opens it again', async () => {
     // As root, PostgreSQL runs as the OS user postgres, which cannot traverse this parent.
     const parent = await mkdtemp(join(tmpdir(), TEST_FOLDER_PREFIX));
