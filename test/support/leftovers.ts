@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -13,14 +13,23 @@ const TEST_FOLDER = /^oracle-test-[A-Za-z0-9]{6}$/;
 /** Test databases carry the pid of the run that made them: `oracle_test_<pid>_<random>`. */
 export const testDatabaseName = (suffix: string) => `oracle_test_${process.pid}_${suffix}`;
 
-/** Removes test folders no live server holds (their run was killed before it could clean up). */
+/**
+ * Removes this user's test folders no live server holds (their run was killed before it could
+ * clean up). Another user's are theirs to remove: the temp folder is shared, and theirs are
+ * closed to us (EACCES) or, for root, not ours to touch.
+ */
 export async function removeFoldersOfDeadRuns(): Promise<void> {
   for (const entry of await readdir(tmpdir())) {
     if (!TEST_FOLDER.test(entry)) continue;
     const folder = join(tmpdir(), entry);
-    if ((await DataFolderLock.holder(folder)) !== null) continue; // a live run's
-    await stopLeftover(join(folder, 'postgres'));
-    await rm(folder, { recursive: true, force: true });
+    try {
+      if ((await stat(folder)).uid !== process.getuid?.()) continue;
+      if ((await DataFolderLock.holder(folder)) !== null) continue; // a live run's
+      await stopLeftover(join(folder, 'postgres'));
+      await rm(folder, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile, or not ours to read: left as it is.
+    }
   }
 }
 
