@@ -1,3 +1,4 @@
+import './require-node';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';

@@ -8,6 +8,9 @@ import type { Environment } from './config/environment';
 const FINAL_SHUTDOWN_MS = 5_000;
 
 const EXIT_CODE_OF_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** A second signal this soon is the first one again: Ctrl-C reaches the server from the terminal and from npm. */
+const SAME_SIGNAL_MS = 1_000;
 type StopSignal = keyof typeof EXIT_CODE_OF_SIGNAL;
 
 /**
@@ -21,13 +24,15 @@ type StopSignal = keyof typeof EXIT_CODE_OF_SIGNAL;
  *
  * A stop asked for by a failure (the embedded database died: DatabaseModule sets the exit code,
  * then signals) has nothing to serve: no delay, or the delay cut short, and the exit code it set.
- * Any other second signal, of either kind, ends the process at once.
+ * Any other second signal, of either kind, ends the process at once, unless it comes within a
+ * second of the first (the same Ctrl-C, delivered by the terminal and again by npm).
  */
 export function stopOnSignals(app: NestExpressApplication, environment: Environment): void {
   const logger = new Logger('Bootstrap');
   const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
   const delay = new AbortController();
   let stopping = false;
+  let firstSignalAt = 0;
 
   const stop = async (signal: StopSignal) => {
     adapter.announceStop();
@@ -63,7 +68,10 @@ export function stopOnSignals(app: NestExpressApplication, environment: Environm
   const onSignal = (signal: StopSignal) => {
     if (!stopping) {
       stopping = true;
+      firstSignalAt = performance.now();
       void stop(signal);
+    } else if (performance.now() - firstSignalAt < SAME_SIGNAL_MS) {
+      return;
     } else if (process.exitCode) {
       delay.abort();
     } else {

@@ -229,10 +229,15 @@ describe('faults: SIGTERM with SHUTDOWN_DELAY_MS', () => {
     expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 0, signal: null });
   });
 
-  it('ends at once on a second signal during the delay, of the other kind too (SIGINT after SIGTERM: exit 130)', async () => {
+  it('ends at once on a second signal during the delay, of the other kind too (SIGINT after SIGTERM: exit 130), but takes one within a second as the same', async () => {
     const s = started!.server;
     s.signal('SIGTERM');
+    await sleep(200);
+    s.signal('SIGINT'); // Ctrl-C comes from the terminal and again from npm: the same stop
     await sleep(300);
+    expect(s.running).toBe(true);
+    expect((await s.http.request('GET', '/health/ready')).status).toBe(503);
+    await sleep(800);
     s.signal('SIGINT');
     const exit = await s.waitExit(1_000);
     expect({ code: exit?.code, signal: exit?.signal }).toEqual({ code: 130, signal: null });

@@ -1,0 +1,1 @@
+export declare function nodeVersionProblem(from: string, version?: string): string | null;

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { freePort, isAlive } from '../../src/database/embedded-database';
+import { DataFolderLock } from '../../src/database/embedded/data-folder-lock';
+import { HttpClient } from './support/http-client';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The processes below `pid` (its children, theirs...). */
+function descendants(pid: number): number[] {
+  const table = spawnSync('ps', ['-e', '-o', 'pid=,ppid=']).stdout.toString();
+  const children = new Map<number, number[]>();
+  for (const line of table.trim().split('\n')) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const walk = (at: number) => (children.get(at) ?? []).forEach((child) => (found.push(child), walk(child)));
+  walk(pid);
+  return found;
+}
+
+/**
+ * `npm start` as people and process managers run it, in the zero-setup mode: a signal to npm
+ * stops the server under it (it was left running, holding the data folder), and a second start
+ * on a data folder in use is refused before it builds anything.
+ */
+describe('faults: npm start', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'oracle-test-'));
+    await chmod(dataDir, 0o755);
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  function npm(script: string, env: Record<string, string>): ChildProcess {
+    const { DATABASE_URL: _unset, ...inherited } = process.env;
+    return spawn('npm', ['run', script, '--silent'], {
+      cwd: REPO_ROOT,
+      env: { ...inherited, EMBEDDED_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+
+  it('stops the server when npm is sent SIGTERM, leaving nothing running and the data folder free', async () => {
+    const port = await freePort();
+    const started = npm('start:prod', { PORT: String(port), METRICS_PORT: String(await freePort()) });
+    const exited = new Promise<number | null>((done) => started.once('exit', (code) => done(code)));
+    const http = new HttpClient(`http://127.0.0.1:${port}`);
+    for (let waited = 0; (await http.request('GET', '/health/ready', { timeoutMs: 1_000 })).status !== 200; waited += 200) {
+      if (waited > 30_000) throw new Error('the server did not start');
+      await sleep(200);
+    }
+    http.close();
+    const below = descendants(started.pid!);
+    expect(below.length).toBeGreaterThan(0);
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await sleep(200);
+    expect(below.filter(isAlive)).toEqual([]);
+    expect(await DataFolderLock.holder(dataDir)).toBeNull();
+  });
+
+  it('refuses a second start on a data folder in use before building anything, and leaves the running one alone', async () => {
+    const lock = await DataFolderLock.acquire(dataDir);
+    try {
+      const builtAt = (await stat(join(REPO_ROOT, 'dist', 'main.js'))).mtimeMs;
+      // Not spawnSync: this process holds the lock, and answers who it is while the second start asks.
+      const child = spawn(process.execPath, ['scripts/start.mjs'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, DATABASE_URL: '', EMBEDDED_DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+      const status = await new Promise<number | null>((done) => child.once('exit', done));
+      const second = { status, stderr };
+      expect(second.status).toBe(1);
+      expect(second.stderr).toBe(
+        `a server is already running on the data folder ${dataDir} (pid ${process.pid}): stop it first, or give this one its own folder (EMBEDDED_DATA_DIR)\n`,
+      );
+      expect((await stat(join(REPO_ROOT, 'dist', 'main.js'))).mtimeMs).toBe(builtAt);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('refuses another Node than package.json names, in one line, before anything loads', () => {
+    const { nodeVersionProblem } = createRequire(import.meta.url)('../../src/config/node-version.cjs') as typeof import('../../src/config/node-version.cjs');
+    expect(nodeVersionProblem(REPO_ROOT, '20.20.2')).toBe(
+      'this is Node 20.20.2; the service runs on Node 24 (24.9.0 or later, package.json engines): install Node 24',
+    );
+    expect(nodeVersionProblem(REPO_ROOT, '24.8.1')).toMatch(/^this is Node 24.8.1; the service runs on Node 24/);
+    expect(nodeVersionProblem(REPO_ROOT, '24.9.0')).toBeNull();
+    expect(nodeVersionProblem(join(REPO_ROOT, 'dist'), process.versions.node)).toBeNull();
+  });
+});
