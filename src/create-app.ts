@@ -8,6 +8,7 @@ import { trustProxy } from './config/trust-proxy';
 import { ExpressAdapterWithDeadlines } from './common/http/http-server';
 import { parseQuery } from './common/http/query-parser';
 import { ApiDocsRoutes } from './docs/api-docs';
+import { StartupQuietLogger } from './observability/startup-quiet-logger';
 
 /**
  * Builds the application exactly as production runs it; tests use it too. The request
@@ -25,7 +26,7 @@ export async function createApp(): Promise<NestExpressApplication> {
     autoFlushLogs: false,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new StartupQuietLogger(app.get(Logger)));
   app.flushLogs();
   const config = app.get(ConfigService<Environment, true>);
 

@@ -15,6 +15,8 @@ async function bootstrap(): Promise<void> {
   await listen(app, environment.PORT);
   const logger = new Logger('Bootstrap');
   logger.log(`listening on port ${environment.PORT}`);
+  const { DemoDataService } = await import('./demo/demo-data.service.js');
+  app.get(DemoDataService).showCreatedKeys();
 
   stopOnSignals(app, environment);
 }

@@ -81,6 +81,10 @@ export class Environment {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /** json: one JSON object a line; pretty: for a person; auto: pretty in the zero-setup mode on a terminal, else json. */
+  @IsIn(['auto', 'json', 'pretty'])
+  LOG_FORMAT = 'auto';
+
   /**
    * Unset: rate-limit counts per instance. Set but empty (a secret that was not filled in) is
    * refused rather than read as unset: every instance would count alone, each allowing the

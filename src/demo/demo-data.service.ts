@@ -20,6 +20,7 @@ export const LOCAL_ADMIN_NAME = 'local-admin';
 @Injectable()
 export class DemoDataService implements OnApplicationBootstrap {
   private readonly logger = new Logger('DemoData');
+  private created: { apiKey: string; adminKey: string | null } | null = null;
 
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
@@ -40,7 +41,13 @@ export class DemoDataService implements OnApplicationBootstrap {
     }
     const apiKey = await this.seed();
     const adminKey = await this.createLocalAdmin();
-    printDemoKeys({ apiKey, adminKey }, 'Demo data created (first start of the embedded database).');
+    this.created = { apiKey, adminKey };
+  }
+
+  /** Once the server listens, last: the keys of the demo data created at this start, if any. */
+  showCreatedKeys(): void {
+    if (this.created) printDemoKeys(this.created, 'Demo data created (first start of the embedded database).');
+    this.created = null;
   }
 
   /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */

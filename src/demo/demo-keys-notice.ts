@@ -3,14 +3,19 @@
  * they can be copied as they are. Shown once; `npm run demo:keys` issues new ones.
  */
 export function printDemoKeys(keys: { apiKey: string; adminKey: string | null }, heading: string): void {
+  // On a terminal, set apart and in bold; the export lines themselves stay plain, to copy as they are.
+  const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+  const rule = '='.repeat(78);
   const lines = [
     '',
-    `${heading} Paste these lines into the shell you will call the API from; the keys are shown only now:`,
+    rule,
+    bold(`${heading} Paste these lines into the shell you will call the API from; the keys are shown only now:`),
     '',
     `    export API_KEY=${keys.apiKey}`,
     ...(keys.adminKey ? [`    export ADMIN_KEY=${keys.adminKey}`] : []),
     '',
     'Lost them? `npm run demo:keys` issues new ones (the server may be running or not).',
+    rule,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

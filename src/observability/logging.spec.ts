@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryFailedError } from 'typeorm';
-import { droppedLogLines, logDestination, loggedError } from './logging';
+import type { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { droppedLogLines, logDestination, loggedError, readsAsText } from './logging';
 
 const LINE = `${JSON.stringify({ level: 30, msg: 'GET /oracle/markets/public completed', pad: 'x'.repeat(300) })}\n`;
 
@@ -72,5 +74,24 @@ describe('loggedError', () => {
     });
     expect(error.parameters).toHaveLength(2); // the error itself is left as it was
     expect(loggedError('a string')).toBe('a string');
+  });
+});
+
+describe('readsAsText', () => {
+  const config = (values: Record<string, unknown>) => ({ get: (name: string) => values[name] }) as unknown as ConfigService<Environment, true>;
+
+  it('is text in the zero-setup mode on a terminal by default, JSON otherwise, and what LOG_FORMAT says when it says it', () => {
+    const tty = process.stdout.isTTY;
+    try {
+      process.stdout.isTTY = true;
+      expect(readsAsText(config({ LOG_FORMAT: 'auto' }))).toBe(true);
+      expect(readsAsText(config({ LOG_FORMAT: 'auto', DATABASE_URL: 'postgres://db/x' }))).toBe(false);
+      expect(readsAsText(config({ LOG_FORMAT: 'json' }))).toBe(false);
+      process.stdout.isTTY = false;
+      expect(readsAsText(config({ LOG_FORMAT: 'auto' }))).toBe(false);
+      expect(readsAsText(config({ LOG_FORMAT: 'pretty', DATABASE_URL: 'postgres://db/x' }))).toBe(true);
+    } finally {
+      process.stdout.isTTY = tty;
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import type { Params } from 'nestjs-pino';
 import pino from 'pino';
+import pretty from 'pino-pretty';
 import type { Environment } from '../config/environment';
 
 /** Lines wait in memory until this much is buffered (one write for many lines)... */
@@ -81,7 +82,21 @@ export function loggingOptions(config: ConfigService<Environment, true>): Params
           censor: '[redacted]',
         },
       },
-      logDestination(),
+      readsAsText(config) ? pretty(PRETTY) : logDestination(),
     ],
   };
+}
+
+/** One line a request for a person: its URL, code and time; the rest is in the JSON form. */
+const PRETTY = {
+  colorize: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname,context,req,res,reqId,client,route,code,responseTime,partner,actor',
+  messageFormat: '{if context}[{context}] {end}{msg}{if code}: {code} in {responseTime} ms{end}',
+};
+
+/** Whether lines are written for a person (LOG_FORMAT): by default, in the zero-setup mode on a terminal. */
+export function readsAsText(config: ConfigService<Environment, true>): boolean {
+  const format = config.get('LOG_FORMAT', { infer: true });
+  return format === 'pretty' || (format === 'auto' && !config.get('DATABASE_URL', { infer: true }) && process.stdout.isTTY === true);
 }

@@ -17,6 +17,9 @@ export function routeOf(req: Request): string {
   return typeof path === 'string' && !path.includes('*') ? `${req.baseUrl}${path}` : 'unmatched';
 }
 
+/** Health probes: their successful answers are logged at `debug`. */
+const PROBES = /^\/health\//;
+
 /** The code of a request whose client left before anything was answered (nginx's "client closed request"). */
 export const CLIENT_CLOSED = 499;
 
@@ -33,8 +36,8 @@ export function codeOf(res: Response): number {
  * answer), who called (partner source or admin actor), HTTP status (none when nothing was
  * sent) and duration, and for a 5030 or a 5031 of the database's pool, what the database or the
  * driver said (`failure`). Request headers are never logged, and the URL is redacted and cut
- * (LogRedaction). Lines of 5000 and 5030 are at
- * `error`, of 5031 at `warn`, the rest at `info`. (pino-http, which nestjs-pino would mount,
+ * (LogRedaction). Lines of 5000 and 5030 are at `error`, of 5031 at `warn`, of a probe answered
+ * 200 at `debug`, the rest at `info`. (pino-http, which nestjs-pino would mount,
  * made two child loggers and a logging context for every request: about a fifth of a cached
  * read's cost.)
  */
@@ -73,6 +76,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
       const message = `${req.method} ${url} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
       if (code === ErrorCatalogue.SERVER_BUSY.code) this.logger.logger.warn(line, message); // shed: the instance is busy, nothing failed
       else if (code >= 5000) this.logger.logger.error(line, message);
+      else if (code === 200 && PROBES.test(req.path)) this.logger.logger.debug(line, message); // a probe every few seconds tells nothing
       else this.logger.logger.info(line, message);
     });
     next();

@@ -87,7 +87,7 @@ describe('faults: request logs', () => {
       }),
       await s.http.request('GET', `/oracle/markets/public?slug=${'s'.repeat(15_000)}&source=${market.source}`),
     ];
-    expect(sent.map((response) => response.body.code)).toEqual([4012, 4012, 0, 4044, 4000, 0]);
+    expect(sent.map((response) => response.body.code)).toEqual([4012, 4012, 0, 4044, 4000, 4000]);
     const lines = (await s.linesMatching(isRequestLine, linesBefore + 6)).slice(linesBefore);
     const output = s.lines.slice(before).join('\n');
     for (const secret of [ADMIN_MASTER_KEY, encodeURIComponent(ADMIN_MASTER_KEY), market.apiKey, anotherKey]) expect(output).not.toContain(secret);
@@ -96,6 +96,15 @@ describe('faults: request logs', () => {
     const long = lines.find((line) => line.includes('s'.repeat(100)))!;
     expect(long.length).toBeLessThan(2_000);
     expect(long).toContain('more characters)');
+  });
+
+  it('logs health probes answered 200 at debug: at info, a probe every few seconds writes nothing', async () => {
+    const s = server!;
+    const probe = await s.http.request('GET', '/health/live', { headers: { 'x-request-id': 'probe-at-info' } });
+    const after = await s.http.request('GET', '/nowhere', { headers: { 'x-request-id': 'after-the-probe' } });
+    expect([probe.status, after.body.code]).toEqual([200, 4044]);
+    await s.linesMatching((line) => line.includes('after-the-probe'));
+    expect(s.lines.filter((line) => line.includes('probe-at-info'))).toEqual([]);
   });
 
   it('logs what the HTTP parser rejected, under the x-request-id its answer carries', async () => {
