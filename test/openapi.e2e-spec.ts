@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import { ErrorCatalogue } from '../src/common/error-catalogue';
 import { OpenApiValidator } from './support/openapi-validator';
 import { arbitraryOf } from './support/schema-arbitrary';
 import { fixturesOf, NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
@@ -38,6 +39,25 @@ describe('the OpenAPI document', () => {
 
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('lets a generated client tell success from error by code alone: 0 only in the success envelope, the catalogue in the error one', () => {
+    const errorCodes = document.components.schemas.ErrorEnvelope.properties.code.enum as number[];
+    expect(errorCodes).toEqual(Object.values(ErrorCatalogue).map((entry) => entry.code));
+    expect(errorCodes).not.toContain(0);
+    expect(document.components.schemas.ErrorEnvelope.required).toEqual(expect.arrayContaining(['code', 'msg', 'detail']));
+    for (const [path, operations] of Object.entries(document.paths as Json)) {
+      for (const [method, operation] of Object.entries(operations as Json)) {
+        const envelope = operation.responses?.['200']?.content?.['application/json']?.schema;
+        if (!envelope?.oneOf) continue;
+        const [success, error] = envelope.oneOf;
+        expect({ route: `${method} ${path}`, success: success.properties.code.enum, error: error.$ref }).toEqual({
+          route: `${method} ${path}`,
+          success: [0],
+          error: '#/components/schemas/ErrorEnvelope',
+        });
+      }
+    }
   });
 
   it("passes Redocly's recommended rules (redocly.yaml: HTTP-200 envelope, so no 4xx responses)", async () => {

@@ -427,6 +427,8 @@ describe('review back office (/admin)', () => {
           submitter_name: 'Lin',
         }),
       );
+      // One rule for ids, in paths as in bodies: decimal digits, leading zeros allowed.
+      expect((await as(reviewer.api_key).get(`/admin/disputes/000${disputeId}`)).body).toEqual(detail.body);
 
       const decided = await as(reviewer.api_key).post(`/admin/disputes/${disputeId}/decision`, {
         type: 'override',

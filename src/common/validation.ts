@@ -190,13 +190,12 @@ export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** A path id: a positive integer JavaScript holds exactly (4000 otherwise). */
+/** A path id, by the rule of ids in bodies (toSafeId, isSafeId): `0003` is 3; 4000 otherwise. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, string> {
   transform(raw: string, metadata: ArgumentMetadata): string {
-    if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-      throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${metadata.data ?? 'id'} must be a positive integer`);
-    }
-    return raw;
+    const id = toSafeId(raw);
+    if (!isSafeId(id)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `${metadata.data ?? 'id'} must be a positive integer`);
+    return String(id);
   }
 }

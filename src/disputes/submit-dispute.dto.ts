@@ -51,11 +51,14 @@ export class SubmitDisputeDto {
   reason_text: string;
 
   /**
-   * When the submitter filed it: an RFC 3339 timestamp. Any other value, or none, is not an error:
-   * the server's time is used instead (spec §4.2).
+   * When the submitter filed it: an RFC 3339 timestamp. Any other value (a number, null, text
+   * that is no timestamp), or none, is not an error: the server's time is used instead (spec §4.2).
    * @example "2026-11-02T08:00:00Z"
    */
-  @ApiProperty({ type: 'string', required: false })
+  @ApiProperty({
+    required: false,
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, { type: 'object' }, { type: 'array' }],
+  })
   @Allow()
   @Transform(({ value }: { value: unknown }) => parseRfc3339(value))
   submitted_at?: Date;

@@ -6,7 +6,10 @@
  * audit: accounts.schema.ts.
  */
 import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { ErrorCatalogue } from '../common/error-catalogue';
 import { CURSOR_PATTERN } from '../review/cursor';
+
+const CATALOGUE = Object.values(ErrorCatalogue);
 
 /** Ids are PostgreSQL bigints, sent as JSON integers. */
 export const Int64 = () => ApiProperty({ type: 'integer', format: 'int64' });
@@ -26,16 +29,17 @@ export const NextCursor = (example: string) =>
 
 export class ErrorEnvelope {
   /**
-   * A non-zero code from the catalogue.
+   * A non-zero code from the catalogue: a generated client tells success (0) from error by it.
    * @example 4100
    */
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({ type: 'integer', enum: CATALOGUE.map((entry) => entry.code) })
   code: number;
 
   /**
    * The catalogue message of the code.
    * @example "slug is required"
    */
+  @ApiProperty({ enum: CATALOGUE.map((entry) => entry.msg) })
   msg: string;
 
   /**
