@@ -163,6 +163,7 @@ export async function startService({ name = 'service', databaseUrl, poolSize, lo
   const env = cleanEnv({
     NODE_ENV: 'production',
     PORT: String(port),
+    METRICS_PORT: '0',
     DATABASE_URL: databaseUrl,
     DB_POOL_SIZE: String(poolSize),
     ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'),

@@ -17,6 +17,7 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     delete process.env.ADMIN_MASTER_KEY;
     process.env.EMBEDDED_DATA_DIR = dataDir;
     process.env.LOG_LEVEL = 'silent';
+    process.env.METRICS_PORT = '0';
   });
 
   afterAll(async () => {
@@ -36,7 +37,11 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       printed.push(String(chunk));
       return true;
     });
-    const first = await boot().finally(() => stdout.mockRestore());
+    const first = await boot();
+    // main.ts shows them once the server listens.
+    const { DemoDataService } = await import('../src/demo/demo-data.service');
+    first.get(DemoDataService).showCreatedKeys();
+    stdout.mockRestore();
     // The keys, as plain lines that paste into a shell, and how to get new ones.
     const text = printed.join('');
     const apiKey = /^ {4}export API_KEY=(sok_[A-Za-z0-9_-]{43})$/m.exec(text)?.[1];

@@ -13,6 +13,7 @@ describe('starting against DATABASE_URL', () => {
     database = await createTestDatabase();
     process.env.DATABASE_URL = database.url;
     process.env.LOG_LEVEL = 'silent';
+    process.env.METRICS_PORT = '0';
   });
 
   afterAll(async () => {

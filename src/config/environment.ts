@@ -44,6 +44,15 @@ export class Environment {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL (unset it for the service\'s own PostgreSQL)' })
   DATABASE_URL?: string;
 
+  /**
+   * A session connection to the primary, for what a pooler in transaction mode breaks: the
+   * migrations' lock at start. Default: DATABASE_URL. Its role may own the schema while
+   * DATABASE_URL's has only the grants docs/operations.md lists.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
   @IsString()
   @MinLength(1)
   EMBEDDED_DATA_DIR = './data';
@@ -244,7 +253,7 @@ export class Environment {
 }
 
 /** Variables whose values are never shown, even refused: they may carry a password or a key. */
-const SECRETS = new Set(['DATABASE_URL', 'ADMIN_MASTER_KEY', 'REDIS_URL']);
+const SECRETS = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'ADMIN_MASTER_KEY', 'REDIS_URL']);
 
 /** Validates `process.env`; throws a StartupError, one line naming every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {

@@ -70,3 +70,11 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     },
   };
 }
+
+/** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
+const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+
+/** The options of the session connection that applies migrations (DATABASE_DIRECT_URL: a pooler would break its lock). */
+export function migrationOptions(url: string, connectTimeoutMs: number): DataSourceOptions {
+  return dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS });
+}

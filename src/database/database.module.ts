@@ -6,7 +6,7 @@ import type { Environment } from '../config/environment';
 import { startupNotice } from '../config/startup-error';
 import { connectWithRetries } from './connect-with-retries';
 import { DatabaseActivity } from './database-activity';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, migrationOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { runMigrationsExclusively } from './run-migrations';
 import { Sql } from './sql';
@@ -20,6 +20,21 @@ export interface DatabaseLocation {
 }
 
 const logger = new Logger('Database');
+
+/**
+ * Pending migrations, applied before the pool opens on a session connection of their own
+ * (DATABASE_DIRECT_URL when set: a pooler in transaction mode breaks the lock instances take
+ * turns with), with the time a migration takes rather than the API's statement timeout.
+ */
+async function migrate(url: string, connectTimeoutMs: number): Promise<void> {
+  const dataSource = await connectWithRetries(migrationOptions(url, connectTimeoutMs), startupNotice);
+  try {
+    const applied = await runMigrationsExclusively(dataSource);
+    if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+  } finally {
+    await dataSource.destroy();
+  }
+}
 
 @Module({
   providers: [
@@ -67,22 +82,21 @@ class DatabaseLocationModule {}
     TypeOrmModule.forRootAsync({
       imports: [DatabaseLocationModule],
       inject: [ConfigService, DATABASE_LOCATION],
-      useFactory: (config: ConfigService<Environment, true>, location: DatabaseLocation) => ({
-        ...dataSourceOptions({
-          url: location.url,
-          poolSize: config.get('DB_POOL_SIZE', { infer: true }),
-          connectTimeoutMs: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
-          statementTimeoutMs: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
-        }),
-        // connectWithRetries waits for the database; @nestjs/typeorm's own retries log stack traces.
-        toRetry: () => false,
-      }),
-      dataSourceFactory: async (options) => {
-        const dataSource = await connectWithRetries(options!, startupNotice);
-        const applied = await runMigrationsExclusively(dataSource);
-        if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
-        return dataSource;
+      useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation) => {
+        const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
+        await migrate(location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url), connectTimeoutMs);
+        return {
+          ...dataSourceOptions({
+            url: location.url,
+            poolSize: config.get('DB_POOL_SIZE', { infer: true }),
+            connectTimeoutMs,
+            statementTimeoutMs: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
+          }),
+          // connectWithRetries waits for the database; @nestjs/typeorm's own retries log stack traces.
+          toRetry: () => false,
+        };
       },
+      dataSourceFactory: (options) => connectWithRetries(options!, startupNotice),
     }),
   ],
   providers: [

@@ -13,6 +13,15 @@ const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
  * while another instance is migrating.
  */
 export async function runMigrationsExclusively(dataSource: DataSource): Promise<string[]> {
+  return exclusively(dataSource, async () => (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name));
+}
+
+/** Reverts the last migration applied, under the same lock. */
+export function revertLastMigrationExclusively(dataSource: DataSource): Promise<void> {
+  return exclusively(dataSource, () => dataSource.undoLastMigration({ transaction: 'each' }));
+}
+
+async function exclusively<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
   const lockHolder = dataSource.createQueryRunner();
   await lockHolder.connect();
   try {
@@ -24,8 +33,7 @@ export async function runMigrationsExclusively(dataSource: DataSource): Promise<
       await sleep(LOCK_POLL_MS);
     }
     try {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
-      return applied.map((migration) => migration.name);
+      return await work();
     } finally {
       await lockHolder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
