@@ -21,8 +21,8 @@ describe('the ConfusableNames migration, on names that read the same', () => {
     dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
     await dataSource.initialize();
     await dataSource.runMigrations();
-    await dataSource.undoLastMigration();
-    expect(await query('SELECT 1 FROM schema_migrations WHERE name = $1', [MIGRATION])).toEqual([]);
+    // Back to the schema before it (the migrations after it first).
+    while ((await query('SELECT 1 FROM schema_migrations WHERE name = $1', [MIGRATION])).length > 0) await dataSource.undoLastMigration();
 
     const reviewers: [string, string, boolean][] = [
       ['paypal', 'paypal', false],
@@ -115,7 +115,7 @@ describe('the ConfusableNames migration, on names that read the same', () => {
         query('SELECT id, slug, slug_skeleton FROM markets ORDER BY id'),
       ]);
     const before = await snapshot();
-    await dataSource.undoLastMigration();
+    while ((await query('SELECT 1 FROM schema_migrations WHERE name = $1', [MIGRATION])).length > 0) await dataSource.undoLastMigration();
     const columns = await query(`SELECT column_name FROM information_schema.columns WHERE column_name LIKE '%skeleton'`);
     expect(columns).toEqual([]);
     const listener = new pg.Client({ connectionString: database.url });

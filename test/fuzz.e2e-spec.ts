@@ -45,6 +45,7 @@ import {
   serverQuery,
   submitBodyModel,
   validPathId,
+  canonicalPathId,
   type Verdict,
 } from './support/fuzz-models';
 import { fixturesOf, NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
@@ -976,7 +977,7 @@ describe('fuzzing the partner and admin routes', () => {
       if (!parsedBody(decoded(sent)).ok) return { codes: [4001] };
     }
     const route = call.route;
-    const id = call.params.id;
+    const id = canonicalPathId(call.params.id);
     let body: Record<string, unknown> | undefined;
     const dto = ROUTE_BODY[route];
     let verdict: Verdict = 'valid';
@@ -1076,10 +1077,10 @@ describe('fuzzing the partner and admin routes', () => {
         const changed = rowsOf(changes, table, 'changed');
         // revoked before: nothing changes, nothing is recorded
         expectChanges(changes, { [`${table}.changed`]: changed.length, 'audit_events.added': changed.length });
-        if (changed.length > 1 || (changed[0] && (String(changed[0].id) !== call.params.id || changed[0].revoked_at === null))) {
+        if (changed.length > 1 || (changed[0] && (String(changed[0].id) !== canonicalPathId(call.params.id) || changed[0].revoked_at === null))) {
           throw new PropertyFailure(`revocation changed ${describeChanges(changes)}`);
         }
-        expectEqual(typeof state.tables[table].get(call.params.id!)?.revoked_at, 'string', 'revoked_at');
+        expectEqual(typeof state.tables[table].get(canonicalPathId(call.params.id)!)?.revoked_at, 'string', 'revoked_at');
         if (changed.length === 0) return;
         return expectAudit(changes, call.route === 'revokeKey' ? 'key.revoked' : 'reviewer.revoked', actor);
       }
@@ -1100,13 +1101,13 @@ describe('fuzzing the partner and admin routes', () => {
         const [market] = rowsOf(changes, 'markets', 'changed');
         expectEqual(
           [String(market.id), market.status, market.verdict, market.confidence, market.reasoning],
-          [call.params.id, 'resolved', text('verdict'), body!.confidence, text('reasoning')],
+          [canonicalPathId(call.params.id), 'resolved', text('verdict'), body!.confidence, text('reasoning')],
           'resolved market',
         );
         const added = rowsOf(changes, 'proofs', 'added').sort((a, b) => Number(a.position) - Number(b.position));
         expectEqual(
           added.map((row) => [String(row.market_id), row.position, row.chain, row.tx_hash]),
-          proofs.map((p, position) => [call.params.id, position, p.chain, (p.tx_hash as string).trim()]),
+          proofs.map((p, position) => [canonicalPathId(call.params.id), position, p.chain, (p.tx_hash as string).trim()]),
           'proof rows',
         );
         expectEqual([data.id, data.status, data.verdict], [Number(market.id), 'resolved', market.verdict], 'response');
@@ -1119,7 +1120,7 @@ describe('fuzzing the partner and admin routes', () => {
         const final = body!.type === 'override' ? dispute.submitter_selection : market.verdict;
         expectEqual(
           [String(dispute.id), dispute.status, dispute.decision_type, dispute.decision_reason, dispute.partner_final_verdict, dispute.decided_by],
-          [call.params.id, 'closed', body!.type, text('reason_text'), final, actor],
+          [canonicalPathId(call.params.id), 'closed', body!.type, text('reason_text'), final, actor],
           'decided dispute',
         );
         expectEqual([String(market.id), market.status], [String(dispute.market_id), 'closed'], 'closed market');
@@ -1140,7 +1141,7 @@ describe('fuzzing the partner and admin routes', () => {
       case 'listPartners':
         return expectEqual((data.partners as { source: string }[]).map((p) => p.source), partnerSources(), 'partners listed');
       case 'getDispute':
-        return expectEqual(String(data.id), call.params.id, 'dispute read');
+        return expectEqual(String(data.id), canonicalPathId(call.params.id), 'dispute read');
       case 'listDisputes':
       case 'listAudit': {
         const page = pageQueryModel(serverQuery(call.target), call.route === 'listDisputes') as { limit: number; cursor?: string; status?: string };

@@ -60,7 +60,11 @@ export function validBodyId(value: unknown): boolean {
   return typeof id === 'number' && Number.isSafeInteger(id) && id > 0;
 }
 
-export const validPathId = (decoded: string) => /^[1-9]\d{0,15}$/.test(decoded) && Number.isSafeInteger(Number(decoded));
+/** A path id as the service takes one: decimal digits (leading zeros too), a positive safe integer. */
+export const validPathId = (decoded: string) => /^\d{1,20}$/.test(decoded) && Number.isSafeInteger(Number(decoded)) && Number(decoded) > 0;
+
+/** The id a valid path id names (`007` is 7), as the tables key their rows. */
+export const canonicalPathId = (decoded: string | undefined) => (decoded !== undefined && validPathId(decoded) ? String(Number(decoded)) : decoded);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
