@@ -8,6 +8,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { FailedAuthGuard } from './auth/failed-auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BackOfficeModule } from './back-office/back-office.module';
+import { ChangesModule } from './changes/changes.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { ConnectionLimitMiddleware, ConnectionLimits } from './common/http/connections';
@@ -41,6 +42,7 @@ import { ReviewModule } from './review/review.module';
     ThrottlerModule.forRootAsync({ inject: [ConfigService, MetricsService], useFactory: rateLimitOptions }),
     DatabaseModule,
     ObservabilityModule,
+    ChangesModule,
     HealthModule,
     AuthModule,
     MarketsModule,

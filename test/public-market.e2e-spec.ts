@@ -123,7 +123,7 @@ describe('GET /oracle/markets/public', () => {
     ]);
     expect(JSON.stringify(open.body)).not.toMatch(/user-7|Ada|submitter_id|submitter_name/);
 
-    await fixtures.change('acme', 'eth-etf', async (manager) => {
+    await fixtures.change('acme', 'eth-etf', 'dispute.decided', async (manager) => {
       await manager.query(
         `UPDATE disputes SET status = 'closed', decision_type = 'override', partner_final_verdict = 'NO',
            decision_reason = 'Corrected source.', decided_at = '2026-11-03T00:00:00Z', decided_by = 'reviewer-1'

@@ -9,6 +9,8 @@ import { toApiError } from './error-mapping';
 import { ensureRequestContext } from './request-context.middleware';
 import type { ServiceRequest } from './request-context';
 
+const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code]);
+
 /**
  * Turns every failure into the error envelope, always with HTTP 200 (contract §1).
  * Unexpected failures are logged with the request id; their details never reach the body.
@@ -59,6 +61,8 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       this.metrics.shed.inc({ reason: 'database-pool' });
       response.setHeader('Retry-After', '1');
     }
+    // Every answer that says "later" says when (4290 of a limit without its own, 4096).
+    if (RETRY_LATER.has(apiError.code) && !response.hasHeader('Retry-After')) response.setHeader('Retry-After', '1');
     response.locals.envelopeCode = apiError.code;
     response.status(200).json(errorEnvelope(apiError));
   }

@@ -6,7 +6,7 @@ import type { AdminActor } from '../auth/reviewers.service';
 export interface RequestContext {
   /** The id echoed in `x-request-id` and written to the request's log line. */
   requestId: string;
-  /** For a request with a body: its place among the requests in progress, taken once its body is read. */
+  /** Its place among the requests in progress: taken at once, or for a request with a body once its body is read. */
   place?: InFlightPlace;
   /** The partner authenticated by `x-api-key`, on partner routes. */
   partner?: AuthenticatedPartner;
@@ -22,4 +22,6 @@ export type ServiceRequest = Request & { context: RequestContext };
 export interface InFlightPlace {
   /** Takes it, or throws 5031 if none is free. */
   take(): void;
+  /** Gives it back before the answer: the request waits without working (a long poll). */
+  leave(): void;
 }

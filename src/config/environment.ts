@@ -114,6 +114,41 @@ export class Environment {
   @Max(60000)
   PUBLIC_CACHE_TTL_MS = 30000;
 
+  /** How often each instance reads the change log: other instances see a change within about this. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10000)
+  CHANGES_POLL_INTERVAL_MS = 100;
+
+  /** A change log read that long ago, or an event that long without its sequence: the public record cache is bypassed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  CHANGES_DEAF_AFTER_MS = 1000;
+
+  /** Events are kept at least this many days; an older changes cursor gets 4102. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  CHANGES_RETENTION_DAYS = 90;
+
+  /** Long polls of the changes feed held at once for one API key; beyond, 4290. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  CHANGES_WAITS_PER_KEY = 10;
+
+  /** Long polls of the changes feed held at once by the instance; beyond, 4290. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  CHANGES_WAITS_MAX = 1000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -136,6 +171,12 @@ export class Environment {
   @IsInt()
   @Min(1)
   RATE_LIMIT_DISPUTE_PER_MINUTE = 300;
+
+  /** Changes feed reads per API key (a long poll counts once). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_CHANGES_PER_MINUTE = 600;
 
   @Transform(toInt)
   @IsInt()
@@ -263,6 +304,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     const shown = SECRETS.has(error.property) ? '(hidden)' : JSON.stringify(error.value);
     return `${error.property}=${shown}: ${[...new Set(Object.values(error.constraints ?? {}))].join(', ')}`;
   });
+  if (errors.length === 0 && environment.CHANGES_DEAF_AFTER_MS < 2 * environment.CHANGES_POLL_INTERVAL_MS) {
+    lines.push(`CHANGES_DEAF_AFTER_MS=${environment.CHANGES_DEAF_AFTER_MS}: must be at least twice CHANGES_POLL_INTERVAL_MS (${environment.CHANGES_POLL_INTERVAL_MS}), or every late poll would bypass the cache`);
+  }
   if (errors.length === 0 && environment.METRICS_PORT === environment.PORT) {
     lines.push(`METRICS_PORT=${environment.METRICS_PORT}: must differ from PORT, so that the metrics are not served to clients`);
   }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applySqlFunctions } from './sql-functions';
 
 // An arbitrary constant shared by every instance: "settlement-oracle migrations".
 const MIGRATION_LOCK_KEY = 7_236_418_905;
@@ -7,13 +8,18 @@ const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 
 /**
- * Applies pending migrations while holding a PostgreSQL advisory lock, so instances starting
+ * Applies pending migrations, then the SQL functions' definitions (sql-functions.ts), while
+ * holding a PostgreSQL advisory lock, so instances starting
  * together against an empty database take turns instead of racing on CREATE TABLE.
  * The lock is polled (not awaited in one statement) so the pool's query timeout never fires
  * while another instance is migrating.
  */
 export async function runMigrationsExclusively(dataSource: DataSource): Promise<string[]> {
-  return exclusively(dataSource, async () => (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name));
+  return exclusively(dataSource, async () => {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    await applySqlFunctions(dataSource);
+    return applied.map((migration) => migration.name);
+  });
 }
 
 /** Reverts the last migration applied, under the same lock. */

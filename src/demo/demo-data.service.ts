@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PartnerKeysService } from '../auth/partner-keys.service';
+import { ChangeLog } from '../changes/change-log';
 import { ReviewersService } from '../auth/reviewers.service';
 import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
@@ -30,6 +31,7 @@ export class DemoDataService implements OnApplicationBootstrap {
     private readonly reviewers: ReviewersService,
     private readonly markets: MarketsService,
     private readonly disputes: DisputesService,
+    private readonly changes: ChangeLog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -65,9 +67,11 @@ export class DemoDataService implements OnApplicationBootstrap {
     );
     const ids = new Map<string, string>();
     await this.sql.transaction(async (manager) => {
-      await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
+      const monitored = await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
+      await this.changes.append(manager, 'market.created', monitored);
       for (const slug of ['btc-above-100k-2026', 'eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
         const id = await this.markets.createMarket(manager, DEMO_SOURCE, slug);
+        await this.changes.append(manager, 'market.created', id);
         ids.set(slug, id);
         await this.markets.resolveMarket(manager, id, {
           verdict: 'YES',
@@ -79,11 +83,12 @@ export class DemoDataService implements OnApplicationBootstrap {
           ],
           resolvedAt: new Date('2026-11-01T12:00:00Z'),
         });
+        await this.changes.append(manager, 'market.resolved', id);
       }
     });
     const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId };
     for (const slug of ['eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
-      const { dispute_id } = await this.disputes.submitDispute(partnerIdentity, {
+      const { answer } = await this.disputes.submitDispute(partnerIdentity, {
         market_id: Number(ids.get(slug)),
         submitter_id: 'demo-user-42',
         submitter_name: 'Demo User',
@@ -91,14 +96,16 @@ export class DemoDataService implements OnApplicationBootstrap {
         reason_text: 'The official source published a correction after the resolution.',
         submitted_at: new Date('2026-11-02T09:30:00Z'),
       });
+      if (answer instanceof Error) throw answer;
       if (slug === 'fed-cuts-rates-2026') {
-        await this.sql.transaction((manager) =>
-          this.disputes.recordDecision(manager, String(dispute_id), {
+        await this.sql.transaction(async (manager) => {
+          await this.disputes.recordDecision(manager, String(answer.dispute_id), {
             type: 'override',
             reasonText: 'The correction is authoritative; the final outcome is NO.',
             decidedBy: 'demo-reviewer',
-          }),
-        );
+          });
+          await this.changes.append(manager, 'dispute.decided', ids.get(slug)!);
+        });
       }
     }
     return apiKey;

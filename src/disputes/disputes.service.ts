@@ -1,30 +1,47 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
+import { ChangeLog } from '../changes/change-log';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
 import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
 import { assertDecidable, type DecisionType, type DisputeStatus, partnerFinalVerdict } from './dispute-state';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
 
-/** What file_dispute answers: the dispute filed, or which check refused it. */
+/** What file_dispute answers: the dispute filed (now, or replayed under its idempotency key), or which check refused it. */
 type Filing =
-  | { outcome: 'filed'; dispute_id: string; source: string; slug: string; txid: string }
-  | { outcome: keyof typeof REFUSALS; dispute_id: null; source: null; slug: null; txid: null };
+  | { outcome: 'filed'; dispute_id: string; source: string | null; slug: string | null; replayed: boolean }
+  | { outcome: keyof typeof REFUSALS; dispute_id: null; source: null; slug: null; replayed: boolean };
 
 const REFUSALS = {
   key_revoked: ErrorCatalogue.API_KEY_INVALID,
+  key_in_progress: ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS,
+  key_reused: ErrorCatalogue.IDEMPOTENCY_KEY_REUSED,
   market_not_found: ErrorCatalogue.MARKET_NOT_FOUND,
   other_source: ErrorCatalogue.MARKET_OTHER_SOURCE,
   already_disputed: ErrorCatalogue.MARKET_ALREADY_DISPUTED,
   not_resolved: ErrorCatalogue.MARKET_NOT_RESOLVED,
 } as const;
 
-const FILE_DISPUTE = statement<Filing>('SELECT * FROM file_dispute($1, $2, $3, $4, $5, $6, $7, $8)');
+/** A filing's answer, and whether it is one remembered under its idempotency key. */
+export interface FilingAnswer {
+  answer: { dispute_id: number } | ApiError;
+  replayed: boolean;
+}
+
+const FILE_DISPUTE = statement<Filing>('SELECT * FROM file_dispute($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)');
+// Idempotency keys are remembered at least 24 hours (contract §8): older ones go, a batch at a time.
+const FORGET_IDEMPOTENCY_KEYS = statement<{ forgotten: number }>(`
+  WITH forgotten AS (
+    DELETE FROM idempotency_keys WHERE ctid IN (
+      SELECT ctid FROM idempotency_keys WHERE created_at < now() - interval '25 hours' LIMIT 10000)
+    RETURNING 1)
+  SELECT count(*)::int AS forgotten FROM forgotten`);
+const FORGET_INTERVAL_MS = 60 * 60_000;
 const LOCK_DISPUTE = statement<{ status: DisputeStatus; market_id: string; submitter_selection: string }>(
   'SELECT status, market_id, submitter_selection FROM disputes WHERE id = $1 FOR UPDATE',
 );
@@ -71,24 +88,42 @@ export interface Decision {
 }
 
 @Injectable()
-export class DisputesService {
+export class DisputesService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private forgetting: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly sql: Sql,
     private readonly markets: MarketsService,
     private readonly metrics: MetricsService,
+    private readonly changes: ChangeLog,
   ) {}
 
+  onApplicationBootstrap(): void {
+    this.forgetting = setInterval(() => void this.forgetIdempotencyKeys().catch(() => undefined), FORGET_INTERVAL_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.forgetting);
+  }
+
+  /** Forgets idempotency keys older than their 24 hours; how many. */
+  async forgetIdempotencyKeys(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [{ forgotten }] = await this.sql.rows(FORGET_IDEMPOTENCY_KEYS);
+      total += forgotten;
+      if (forgotten === 0) return total;
+    }
+  }
+
   /**
-   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated): one
-   * call of the database function file_dispute (migrations FileDisputeFunction,
-   * FilingHoldsItsKey and FairCredentialHolds), which holds the partner's key (revoked
-   * meanwhile: 4011; a revocation waits for the filing), locks the market, applies the rule in
-   * the contract's order, inserts the dispute and moves the market to `disputed`, in one
-   * transaction, and answers the outcome. Concurrent submissions for one market queue on its lock, and each one after the first finds the dispute; the unique
-   * constraint on disputes.market_id is the backstop (4091). Answered once every instance has
-   * been sent the change (PublicRecords.written).
+   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated), under
+   * its idempotency key if it gave one (contract §8): one call of file_dispute
+   * (file-dispute.function.ts), which answers the outcome, the one remembered under the key
+   * included. The unique constraint on disputes.market_id is the backstop (4091). Answered once
+   * this instance has the change (ChangeLog.written).
    */
-  async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto): Promise<{ dispute_id: number }> {
+  async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto, idempotency?: { key: string; requestHash: string }): Promise<FilingAnswer> {
     const values = [
       String(input.market_id),
       partner.source,
@@ -98,6 +133,8 @@ export class DisputesService {
       input.reason_text,
       input.submitted_at ?? new Date(),
       partner.keyId,
+      idempotency?.key ?? null,
+      idempotency?.requestHash ?? null,
     ];
     let filing: Filing;
     try {
@@ -106,10 +143,12 @@ export class DisputesService {
       if (isUniqueViolation(error, 'uq_disputes_market_id')) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
       throw error;
     }
-    if (filing.outcome !== 'filed') throw new ApiError(REFUSALS[filing.outcome]);
-    await this.markets.written(filing.txid, filing);
-    this.metrics.disputesFiled.inc();
-    return { dispute_id: Number(filing.dispute_id) };
+    if (filing.outcome !== 'filed') return { answer: new ApiError(REFUSALS[filing.outcome]), replayed: filing.replayed };
+    if (!filing.replayed) {
+      await this.changes.written(filing.source!, filing.slug!);
+      this.metrics.disputesFiled.inc();
+    }
+    return { answer: { dispute_id: Number(filing.dispute_id) }, replayed: filing.replayed };
   }
 
   /**

@@ -116,19 +116,6 @@ export class MarketsService {
     return found.map((markets) => (markets.length === 0 ? NO_PUBLIC_RECORD : JsonText.of({ markets })));
   }
 
-  /**
-   * Inside a transaction that changes a market's public record; await the function it returns
-   * after the commit, before answering (see PublicRecords.afterCommit).
-   */
-  changing(manager: EntityManager, market: { source: string; slug: string }): Promise<() => Promise<void>> {
-    return this.records.afterCommit(manager, market.source, market.slug);
-  }
-
-  /** After transaction `txid` committed a change to a market's public record, before answering. */
-  written(txid: string, market: { source: string; slug: string }): Promise<void> {
-    return this.records.written(txid, market.source, market.slug);
-  }
-
   /** One page of markets for the back office (at most PAGE_BYTES of them), plus whether more follow. */
   async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
     const rows = await this.sql.rows(MARKET_LIST, [

@@ -56,9 +56,9 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly changeFeedSilences = new Counter({
-    name: 'oracle_change_feed_silences_total',
-    help: 'Times the change feed missed its heartbeat: the cache was bypassed until it heard again',
+  readonly changeLogPollFailures = new Counter({
+    name: 'oracle_change_log_poll_failures_total',
+    help: 'Reads of the change log that failed (the cache is bypassed once none succeeded for CHANGES_DEAF_AFTER_MS)',
     registers: [this.registry],
   });
 
@@ -108,6 +108,8 @@ export class MetricsService {
 
   /** The public record cache's size, read at each scrape (PublicRecords tells where from). */
   private publicCacheSize = () => ({ entries: 0, bytes: 0 });
+  /** The change log reader's state, read at each scrape (ChangeLog tells where from). */
+  private changeLogState = () => ({ live: false, ageMs: Number.POSITIVE_INFINITY, cursor: 0 });
 
   constructor(sql: Sql) {
     const cacheSize = () => this.publicCacheSize();
@@ -120,6 +122,31 @@ export class MetricsService {
         const { entries, bytes } = cacheSize();
         this.set({ unit: 'entries' }, entries);
         this.set({ unit: 'bytes' }, bytes);
+      },
+    });
+    const changeLog = () => this.changeLogState();
+    new Gauge({
+      name: 'oracle_change_log_live',
+      help: '1 while every change is read within CHANGES_DEAF_AFTER_MS (the public record cache is used), else 0',
+      registers: [this.registry],
+      collect() {
+        this.set(changeLog().live ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'oracle_change_log_read_age_seconds',
+      help: 'Time since this instance last read the change log',
+      registers: [this.registry],
+      collect() {
+        this.set(changeLog().ageMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'oracle_change_log_sequence',
+      help: 'The last event sequence this instance has read',
+      registers: [this.registry],
+      collect() {
+        this.set(changeLog().cursor);
       },
     });
     new Counter({
@@ -148,6 +175,10 @@ export class MetricsService {
 
   measurePublicCache(size: () => { entries: number; bytes: number }): void {
     this.publicCacheSize = size;
+  }
+
+  measureChangeLog(state: () => { live: boolean; ageMs: number; cursor: number }): void {
+    this.changeLogState = state;
   }
 
   /** One answered request: counted, and its duration observed, by method, route and code. */

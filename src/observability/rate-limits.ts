@@ -12,13 +12,13 @@ import { MemoryThrottlerStorage } from './memory-throttler-storage';
 import { MetricsService } from './metrics.service';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
-export type RateLimitKind = 'public' | 'dispute' | 'admin';
+export type RateLimitKind = 'public' | 'dispute' | 'changes' | 'admin';
 
 export const RATE_LIMIT = 'rate-limit:kind';
 
 /**
- * Puts the route under one of the three budgets: `public` per client IP, `dispute` per partner
- * API key, `admin` per admin credential. Routes without it are not limited (health, metrics).
+ * Puts the route under one of the budgets: `public` per client IP, `dispute` and `changes` per
+ * partner API key, `admin` per admin credential. Routes without it are not limited (health).
  */
 export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
 
@@ -34,7 +34,7 @@ const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
  * other clients' requests without a key turned a 4010 into a 4290.)
  */
 function credentialOf(req: Request, kind: RateLimitKind): string | undefined {
-  if (kind === 'dispute') return partnerKeyOf(req);
+  if (kind === 'dispute' || kind === 'changes') return partnerKeyOf(req);
   if (kind === 'admin') return bearerOf(req) ?? (req.header('authorization')?.trim() || undefined);
   return undefined;
 }
@@ -42,7 +42,7 @@ function credentialOf(req: Request, kind: RateLimitKind): string | undefined {
 /** The public budget per client IP (as Express's `trust proxy` sees it), the others per credential, hashed. */
 function trackerOf(req: Request, kind: RateLimitKind): string {
   if (kind === 'public') return `ip:${clientOf(req)}`;
-  return `${kind === 'dispute' ? 'key' : 'admin'}:${hashKey(credentialOf(req, kind) ?? '')}`;
+  return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${hashKey(credentialOf(req, kind) ?? '')}`;
 }
 
 /** No budget for routes of no kind (health, metrics), nor for requests without the credential theirs needs. */
@@ -71,6 +71,7 @@ export async function rateLimitOptions(config: ConfigService<Environment, true>,
   const perMinute: Record<RateLimitKind, number> = {
     public: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
     dispute: config.get('RATE_LIMIT_DISPUTE_PER_MINUTE', { infer: true }),
+    changes: config.get('RATE_LIMIT_CHANGES_PER_MINUTE', { infer: true }),
     admin: config.get('RATE_LIMIT_ADMIN_PER_MINUTE', { infer: true }),
   };
   const redisUrl = config.get('REDIS_URL', { infer: true });

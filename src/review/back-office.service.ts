@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PartnerKeysService } from '../auth/partner-keys.service';
+import type { ChangeType } from '../changes/change-event';
+import { ChangeLog } from '../changes/change-log';
 import type { AdminRole } from '../auth/reviewer.entity';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
 import { parseRfc3339 } from '../common/rfc3339';
@@ -31,6 +33,7 @@ export class BackOfficeService {
     private readonly markets: MarketsService,
     private readonly disputes: DisputesService,
     private readonly metrics: MetricsService,
+    private readonly changes: ChangeLog,
   ) {}
 
   createReviewer(actor: AdminActor, name: string, role: AdminRole) {
@@ -86,7 +89,7 @@ export class BackOfficeService {
   }
 
   createMarket(actor: AdminActor, source: string, slug: string): Promise<MarketItem> {
-    return this.recordMarketChange(actor, async (manager) => {
+    return this.recordMarketChange(actor, 'market.created', async (manager) => {
       await this.partnerKeys.requirePartner(manager, source);
       const id = await this.markets.createMarket(manager, source, slug);
       const market = await this.markets.getMarketItem(manager, id);
@@ -95,7 +98,7 @@ export class BackOfficeService {
   }
 
   resolveMarket(actor: AdminActor, id: string, body: ResolveMarketDto): Promise<MarketItem> {
-    return this.recordMarketChange(actor, async (manager) => {
+    return this.recordMarketChange(actor, 'market.resolved', async (manager) => {
       await this.markets.resolveMarket(manager, id, {
         verdict: body.verdict,
         confidence: body.confidence,
@@ -115,7 +118,7 @@ export class BackOfficeService {
   }
 
   async recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
-    const decided = await this.recordMarketChange(actor, async (manager) => {
+    const decided = await this.recordMarketChange(actor, 'dispute.decided', async (manager) => {
       await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
       const dispute = await this.disputes.getAdminDispute(disputeId, manager);
       return {
@@ -132,20 +135,21 @@ export class BackOfficeService {
   }
 
   /**
-   * An audited write that changes one market's public record (`result` names it): answered
-   * only once the change is committed and announced, so every instance serves the new record.
+   * An audited write that changes one market's public record (`result` names it), with its
+   * event in the change log, in one transaction; answered once this instance has the change
+   * (ChangeLog.written).
    */
-  private async recordMarketChange<T extends { source: string; slug: string }>(
+  private async recordMarketChange<T extends MarketItem | AdminDispute>(
     actor: AdminActor,
+    type: ChangeType,
     write: (manager: EntityManager) => Promise<AuditedWrite<T>>,
   ): Promise<T> {
-    let announced = async () => undefined as void;
     const result = await this.audit.record(actor, async (manager) => {
       const outcome = await write(manager);
-      announced = await this.markets.changing(manager, outcome.result);
+      await this.changes.append(manager, type, String('market_id' in outcome.result ? outcome.result.market_id : outcome.result.id));
       return outcome;
     });
-    await announced();
+    await this.changes.written(result.source, result.slug);
     return result;
   }
 

@@ -1,18 +1,19 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { generateKey } from '../../src/auth/key-hashing';
+import type { ChangeType } from '../../src/changes/change-event';
 import { skeleton } from '../../src/common/confusable-skeleton';
 
-/** Waits until an application has heard the database announce transaction `txid`. */
-export type Heard = (txid: string, source: string, slug: string) => Promise<void>;
+/** Tells an application that (source, slug) changed, as the service's own writes do (ChangeLog.written). */
+export type Heard = (source: string, slug: string) => Promise<void>;
 
 /**
  * Test data written straight to the tables, so the partner-API suites do not depend on
  * the admin API they do not test (skeletons included, as the service writes them).
  *
- * With `heard`, a market's writes return only once the application has heard them announced,
- * as the service's own writes do (PublicMarketCache.afterWrite): otherwise the announcement
- * could reach its cache just after a test's first read began, and that read would not be
- * cached (fixturesOf in test-app.ts).
+ * A market's writes append their event to the change log, as the service's do, and with `heard`
+ * return only once the application has it (ChangeLog.written): otherwise the event could reach
+ * its cache just after a test's first read began, and that read would not be cached
+ * (fixturesOf in test-app.ts).
  */
 export class Fixtures {
   private sequence = 0;
@@ -44,7 +45,7 @@ export class Fixtures {
     const status = options.status ?? 'resolved';
     const resolved = status !== 'monitoring';
     const proofCount = options.proofs ?? (resolved ? 2 : 0);
-    const { id } = await this.change(source, slug, async (manager) => {
+    const { id } = await this.change(source, slug, 'market.created', async (manager) => {
       const [market] = await manager.query(
         `INSERT INTO markets (source, slug, status, verdict, confidence, reasoning, resolved_at, slug_skeleton)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -73,16 +74,16 @@ export class Fixtures {
   }
 
   /**
-   * Changes the records of market (source, slug) with `work`, in one transaction, as something
-   * other than the service would (psql, a migration); returns once the change is heard.
+   * Changes the records of market (source, slug) with `work` and appends the change's event, in
+   * one transaction, as a fix by hand should; returns once the application has it.
    */
-  async change<T>(source: string, slug: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const { result, txid } = await this.dataSource.transaction(async (manager) => {
+  async change<T>(source: string, slug: string, type: ChangeType, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const result = await this.dataSource.transaction(async (manager) => {
       const result = await work(manager);
-      const [{ txid }] = (await manager.query('SELECT txid_current()::text AS txid')) as { txid: string }[];
-      return { result, txid };
+      await manager.query('SELECT append_market_event($1, m.id) FROM markets m WHERE m.source = $2 AND m.slug = $3', [type, source, slug]);
+      return result;
     });
-    await this.heard?.(txid, source, slug);
+    await this.heard?.(source, slug);
     return result;
   }
 }

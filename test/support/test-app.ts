@@ -14,8 +14,10 @@ export interface TestApp {
   databaseUrl: string;
   /** The Prometheus text its metrics listener (METRICS_PORT) serves. */
   metrics(): Promise<string>;
-  /** Waits until this app's public cache has heard a transaction announced (see fixturesOf). */
+  /** Tells this app (source, slug) changed, and waits for its read of the change log (see fixturesOf). */
   heard: Heard;
+  /** Resolves once this app has read the change log as it is now. */
+  caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -116,7 +118,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
   const { DataSource } = await import('typeorm');
-  const { PublicRecords } = await import('../../src/markets/public-records/public-records');
+  const { ChangeLog } = await import('../../src/changes/change-log');
   const { MetricsServer } = await import('../../src/observability/metrics-server');
   const app = await createApp();
   await app.init();
@@ -126,7 +128,8 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
     dataSource: app.get(DataSource),
     databaseUrl: database.url,
     metrics: async () => (await fetch(`http://127.0.0.1:${app.get(MetricsServer).port}/metrics`)).text(),
-    heard: (txid, source, slug) => app.get(PublicRecords).written(txid, source, slug),
+    heard: (source, slug) => app.get(ChangeLog).written(source, slug),
+    caughtUp: () => app.get(ChangeLog).pollSoon(),
     async close() {
       await app.close();
       await database.drop();

@@ -34,6 +34,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private closeBusyConnections: () => void = () => undefined;
   private stopAnnounced = false;
   private draining = false;
+  private readonly onStop: (() => void)[] = [];
 
   constructor(private readonly environment: Environment) {
     super();
@@ -64,7 +65,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
    * the caller does next.
    */
   async drain(graceMs: number): Promise<void> {
-    this.stopAnnounced = true;
+    this.announceStop();
     this.draining = true;
     this.closeBusyConnections();
     await sleep(Math.min(DRAIN_SETTLE_MS, graceMs));
@@ -73,9 +74,16 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     setInterval(() => server.closeIdleConnections(), 100).unref();
   }
 
-  /** From now on readiness says the instance is stopping, so that a load balancer sends it no more; nothing else changes. */
+  /** From now on readiness says the instance is stopping, so that a load balancer sends it no more; waiting answers are given. */
   announceStop(): void {
+    if (this.stopAnnounced) return;
     this.stopAnnounced = true;
+    for (const callback of this.onStop) callback();
+  }
+
+  /** Who answers what it holds (long polls) once the instance stops. */
+  whenStopping(callback: () => void): void {
+    this.onStop.push(callback);
   }
 
   /** Shutting down (announceStop or drain was called). */

@@ -57,19 +57,23 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     }
     if (refusal === 'process') throw shedRequest(this.metrics, res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
     // A request with a body takes its place once the body is read (JsonBodyInterceptor).
-    let state: 'waiting' | 'working' | 'written' | 'closed' = 'waiting';
+    let state: 'waiting' | 'working' | 'idle' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
+    ensureRequestContext(req, res).place = {
+      take: () => {
+        if (state !== 'waiting') return;
+        this.take(res);
+        state = 'working';
+      },
+      leave: () => {
+        if (state !== 'working') return;
+        this.leave();
+        state = 'idle';
+      },
+    };
     if (!readsBody(req)) {
       this.take(res);
       state = 'working';
-    } else {
-      ensureRequestContext(req, res).place = {
-        take: () => {
-          if (state !== 'waiting') return;
-          this.take(res);
-          state = 'working';
-        },
-      };
     }
     // Written (the head goes with the body: every answer is sent whole): the place is given back,
     // and the answer's bytes count as unread until its connection has taken them.

@@ -61,7 +61,7 @@ function credentialHold(kind: string, table: string, lockClass: number): string[
 }
 
 /** file_dispute with the filing's key: `hold` (statements that set `held`), then the rule of seven arguments. */
-function fileDisputeHolding(hold: string): string {
+export function fileDisputeHolding(hold: string): string {
   return `
       CREATE OR REPLACE FUNCTION file_dispute(
         p_market_id bigint, p_partner_source text, p_submitter_id text, p_submitter_name text,

@@ -1,0 +1,30 @@
+import type { MarketItem } from '../markets/market-item';
+
+/** The kinds of change partners can see (contract §7), one event each. */
+export const CHANGE_TYPES = ['market.created', 'market.resolved', 'dispute.filed', 'dispute.decided'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/** An event as the changes feed and webhooks carry it. */
+export interface ChangeEvent {
+  id: string;
+  sequence: number;
+  type: ChangeType;
+  occurred_at: string;
+  market: MarketItem;
+}
+
+/** An event as a poll of the log reads it: what it changed, and the primary's position once it had a sequence. */
+export interface LoggedChange {
+  sequence: string;
+  source: string;
+  slug: string;
+  lsn: string;
+}
+
+/** One poll's answer (change_log_poll). */
+export interface PolledChanges {
+  head: string;
+  /** The first event still waiting for its sequence (its transaction, or an older one, runs), if any. */
+  oldest_pending: string | null;
+  events: LoggedChange[];
+}

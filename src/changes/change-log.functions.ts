@@ -1,0 +1,57 @@
+import { MARKET_ITEM_JSON } from '../markets/market-item';
+
+/** The advisory lock (class, key) one sequencer holds at a time: "settlement-oracle change log". */
+const SEQUENCER_LOCK = '7103, 1';
+
+/** Events sequenced by one poll at most: the rest by the next ones. */
+const SEQUENCE_BATCH = 10_000;
+
+/** The public record of market `m` (markets/market-item.ts), for events written inside the database. */
+export const MARKET_ITEM_FUNCTION = `
+  CREATE OR REPLACE FUNCTION market_item(m markets) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT ${MARKET_ITEM_JSON}
+  $$`;
+
+/** An event of market `p_market_id`'s change, in the calling transaction, carrying its record as it is now. */
+export const APPEND_MARKET_EVENT_FUNCTION = `
+  CREATE OR REPLACE FUNCTION append_market_event(p_type text, p_market_id bigint) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO market_events (type, source, slug, market_id, market)
+    SELECT p_type, m.source, m.slug, m.id, market_item(m) FROM markets m WHERE m.id = p_market_id
+  $$`;
+
+/**
+ * One poll of the change log: the events after `p_after` (at most `p_limit`), once the pending
+ * ones are sequenced, with the head and the oldest event still waiting for its sequence.
+ *
+ * Sequencing (one poller at a time: a transaction advisory lock, tried, never waited for): an
+ * event gets the next sequence once its transaction and every older one have ended, i.e. its
+ * txid is below the xmin of a snapshot taken now: no transaction still running can then commit
+ * an event that would take a smaller sequence. Sequences are handed out in one statement that
+ * commits with the lock, so they appear to readers in ascending order, and no reader ever sees
+ * sequence s before every event up to s. Each statement of this VOLATILE function has a
+ * snapshot of its own, taken after the lock.
+ */
+export const CHANGE_LOG_POLL_FUNCTION = `
+  CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
+  BEGIN
+    IF pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) THEN
+      WITH pending AS (
+        SELECT e.id, row_number() OVER (ORDER BY e.id) AS n FROM market_events e
+        WHERE e.sequence IS NULL AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.id LIMIT ${SEQUENCE_BATCH}
+      ), sequenced AS (
+        UPDATE market_events e SET sequence = h.last_sequence + p.n, sequenced_lsn = pg_current_wal_lsn()
+        FROM pending p, change_log_head h WHERE e.id = p.id
+        RETURNING e.sequence
+      )
+      UPDATE change_log_head h SET last_sequence = s.last, last_lsn = pg_current_wal_lsn()
+      FROM (SELECT max(sequence) AS last FROM sequenced) s WHERE s.last IS NOT NULL;
+    END IF;
+    RETURN json_build_object(
+      'head', (SELECT last_sequence FROM change_log_head),
+      'oldest_pending', (SELECT min(id) FROM market_events WHERE sequence IS NULL),
+      'events', COALESCE((
+        SELECT json_agg(json_build_object('sequence', e.sequence, 'source', e.source, 'slug', e.slug, 'lsn', e.sequenced_lsn) ORDER BY e.sequence)
+        FROM (SELECT sequence, source, slug, sequenced_lsn FROM market_events WHERE sequence > p_after ORDER BY sequence LIMIT p_limit) e
+      ), '[]'::json));
+  END $$`;

@@ -1,0 +1,176 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { LRUCache } from 'lru-cache';
+import type { EntityManager } from 'typeorm';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import type { ChangeType, LoggedChange } from './change-event';
+import { ChangeLogRepository } from './change-log.repository';
+
+/** Events read by one poll at most (a backlog is read by polls one after another). */
+const POLL_LIMIT = 1_000;
+/** A poll asks for events after this to learn only the head. */
+const AFTER_EVERYTHING = '9223372036854775807';
+/** Sources whose last sequence is remembered for long polls. */
+const SOURCES_REMEMBERED = 10_000;
+/** How often events past CHANGES_RETENTION_DAYS are deleted, and how many a statement deletes. */
+const RETENTION_INTERVAL_MS = 60 * 60_000;
+const RETENTION_BATCH = 10_000;
+
+/** Told what the change log says, in sequence order. */
+export interface ChangeListener {
+  /** (source, slug)'s public record changed. */
+  changed(source: string, slug: string): void;
+}
+
+/**
+ * This instance's reader of the change log (docs/architecture.md): it polls every
+ * CHANGES_POLL_INTERVAL_MS (sequencing what can be) and tells its listeners every event in
+ * order, from a cursor, so none is missed across failures. It is live while its last poll
+ * succeeded within CHANGES_DEAF_AFTER_MS and no event has waited longer than that for its
+ * sequence (a transaction running long holds the log back); not live, the public record cache is
+ * bypassed.
+ */
+@Injectable()
+export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ChangeLog');
+  private readonly listeners: ChangeListener[] = [];
+  private readonly intervalMs: number;
+  private readonly deafAfterMs: number;
+  private readonly lastSequenceOf = new LRUCache<string, bigint>({ max: SOURCES_REMEMBERED });
+  private cursor: string | null = null;
+  /** The primary's position once the last event read had its sequence: a replica past it has every change read. */
+  private lsn: string | null = null;
+  private lastPolledAt = Number.NEGATIVE_INFINITY;
+  private pending: { id: string; since: number } | null = null;
+  private isLive = false;
+  private timer: NodeJS.Timeout | undefined;
+  private retention: NodeJS.Timeout | undefined;
+  private readonly retentionDays: number;
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly repository: ChangeLogRepository,
+    private readonly metrics: MetricsService,
+  ) {
+    this.intervalMs = config.get('CHANGES_POLL_INTERVAL_MS', { infer: true });
+    this.deafAfterMs = config.get('CHANGES_DEAF_AFTER_MS', { infer: true });
+    this.retentionDays = config.get('CHANGES_RETENTION_DAYS', { infer: true });
+    metrics.measureChangeLog(() => ({ live: this.live, ageMs: performance.now() - this.lastPolledAt, cursor: Number(this.cursor ?? 0) }));
+  }
+
+  subscribe(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Every change is known within the poll's bound. */
+  get live(): boolean {
+    return this.isLive && performance.now() - this.lastPolledAt <= this.deafAfterMs;
+  }
+
+  /** The primary's position after the last change read (null: none read yet). */
+  get knownLsn(): string | null {
+    return this.lsn;
+  }
+
+  /** The last sequence read of `source`'s events, if remembered. */
+  lastSequence(source: string): bigint | undefined {
+    return this.lastSequenceOf.get(source);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.poll().catch(() => undefined);
+    this.schedule();
+    this.retention = setInterval(() => void this.deleteExpired(), RETENTION_INTERVAL_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.retention);
+  }
+
+  /** Events older than CHANGES_RETENTION_DAYS, deleted a batch at a time (by one instance at a time). */
+  async deleteExpired(): Promise<number> {
+    let deleted = 0;
+    try {
+      for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; deleted += batch) {
+        batch = await this.repository.deleteExpired(this.retentionDays, RETENTION_BATCH);
+      }
+    } catch (error) {
+      this.logger.warn(`deleting events past their retention failed (tried again within the hour): ${(error as Error).message}`);
+    }
+    return deleted;
+  }
+
+  /** In `manager`'s transaction: the event of a change to market `marketId`. */
+  append(manager: EntityManager, type: ChangeType, marketId: string): Promise<void> {
+    return this.repository.append(manager, type, marketId);
+  }
+
+  /**
+   * After a transaction that appended an event for (source, slug) committed, before answering:
+   * this instance forgets the record at once (read-your-writes), and a poll that starts now
+   * gives the event its sequence, so other instances read it within their next poll.
+   */
+  async written(source: string, slug: string): Promise<void> {
+    for (const listener of this.listeners) listener.changed(source, slug);
+    await this.pollSoon().catch(() => undefined);
+  }
+
+  /** A poll that starts after this call (one in progress may have begun before a commit it must see). */
+  pollSoon(): Promise<void> {
+    if (!this.running) return (this.running = this.poll().finally(() => (this.running = null)));
+    this.next ??= this.running.catch(() => undefined).then(() => {
+      this.next = null;
+      return this.pollSoon();
+    });
+    return this.next;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.pollSoon().catch(() => undefined).finally(() => this.schedule()), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      for (;;) {
+        const polled = await this.repository.poll(this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
+        this.cursor ??= polled.head;
+        for (const event of polled.events) this.read(event);
+        this.notePending(polled.oldest_pending);
+        if (polled.events.length < POLL_LIMIT) break;
+      }
+      this.lastPolledAt = performance.now();
+      this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
+    } catch (error) {
+      this.metrics.changeLogPollFailures.inc();
+      if (this.live) this.logger.warn(`reading the change log failed: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  private read(event: LoggedChange): void {
+    this.cursor = event.sequence;
+    this.lsn = event.lsn;
+    this.lastSequenceOf.set(event.source, BigInt(event.sequence));
+    for (const listener of this.listeners) listener.changed(event.source, event.slug);
+  }
+
+  /** How long the oldest event waiting for its sequence has been seen waiting. */
+  private notePending(oldest: string | null): void {
+    if (oldest === null) this.pending = null;
+    else if (this.pending?.id !== oldest) this.pending = { id: oldest, since: performance.now() };
+  }
+
+  private setLive(live: boolean): void {
+    if (live === this.isLive) return;
+    this.isLive = live;
+    if (!live) this.logger.warn(`changes may be late (an event has waited over ${this.deafAfterMs} ms for its sequence): the public record cache is bypassed`);
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ExpressAdapterWithDeadlines } from '../common/http/http-server';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import type { Environment } from '../config/environment';
+import { ChangeLog, type ChangeListener } from './change-log';
+
+interface Waiter {
+  source: string;
+  keyId: string;
+  after: bigint;
+  wake: () => void;
+}
+
+/**
+ * The changes feed's long polls: held until an event of their source is read after their
+ * cursor, their wait ends, or the instance stops (then answered at once). At most
+ * CHANGES_WAITS_PER_KEY per API key and CHANGES_WAITS_MAX in the instance (4290 beyond).
+ */
+@Injectable()
+export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
+  private readonly bySource = new Map<string, Set<Waiter>>();
+  private readonly perKey = new Map<string, number>();
+  private readonly perKeyLimit: number;
+  private readonly limit: number;
+  private held = 0;
+  private stopping = false;
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly changes: ChangeLog,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {
+    this.perKeyLimit = config.get('CHANGES_WAITS_PER_KEY', { infer: true });
+    this.limit = config.get('CHANGES_WAITS_MAX', { infer: true });
+    changes.subscribe(this);
+  }
+
+  onApplicationBootstrap(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    if (adapter instanceof ExpressAdapterWithDeadlines) adapter.whenStopping(() => this.stop());
+  }
+
+  /** Resolves once `source` has an event after `after` (as far as this instance has read), or after `waitMs`. */
+  async wait(source: string, keyId: string, after: bigint, waitMs: number): Promise<void> {
+    if (this.stopping || (this.changes.lastSequence(source) ?? 0n) > after) return;
+    if (this.held >= this.limit || (this.perKey.get(keyId) ?? 0) >= this.perKeyLimit) {
+      throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many changes feed requests waiting');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waiter = { source, keyId, after, wake: () => undefined } as Waiter;
+    const woken = new Promise<void>((resolve) => {
+      waiter.wake = resolve;
+      timer = setTimeout(resolve, waitMs);
+    });
+    this.add(waiter);
+    try {
+      await woken;
+    } finally {
+      clearTimeout(timer);
+      this.remove(waiter);
+    }
+  }
+
+  changed(source: string): void {
+    const sequence = this.changes.lastSequence(source) ?? 0n;
+    for (const waiter of this.bySource.get(source) ?? []) if (sequence > waiter.after) waiter.wake();
+  }
+
+  /** The instance stops: every long poll is answered now, and none is held from now on. */
+  stop(): void {
+    this.stopping = true;
+    for (const waiters of this.bySource.values()) for (const waiter of waiters) waiter.wake();
+  }
+
+  private add(waiter: Waiter): void {
+    let waiters = this.bySource.get(waiter.source);
+    if (!waiters) this.bySource.set(waiter.source, (waiters = new Set()));
+    waiters.add(waiter);
+    this.perKey.set(waiter.keyId, (this.perKey.get(waiter.keyId) ?? 0) + 1);
+    this.held++;
+  }
+
+  private remove(waiter: Waiter): void {
+    const waiters = this.bySource.get(waiter.source);
+    waiters?.delete(waiter);
+    if (waiters?.size === 0) this.bySource.delete(waiter.source);
+    const count = (this.perKey.get(waiter.keyId) ?? 1) - 1;
+    if (count === 0) this.perKey.delete(waiter.keyId);
+    else this.perKey.set(waiter.keyId, count);
+    this.held--;
+  }
+}

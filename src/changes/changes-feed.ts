@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthenticatedPartner } from '../auth/partner-keys.service';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import type { RequestContext } from '../common/request-context';
+import type { ChangeEvent } from './change-event';
+import { ChangeLogRepository } from './change-log.repository';
+import { ChangeWaiters } from './change-waiters';
+import type { ChangesQueryDto } from './changes-query.dto';
+
+const DEFAULT_LIMIT = 100;
+
+/** The changes feed (contract §7): a partner's events after its cursor, at once or once one comes. */
+@Injectable()
+export class ChangesFeed {
+  constructor(
+    private readonly repository: ChangeLogRepository,
+    private readonly waiters: ChangeWaiters,
+  ) {}
+
+  async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext): Promise<{ changes: ChangeEvent[]; next_after: number }> {
+    const after = query.after ?? 0;
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    let page = await this.page(partner.source, after, limit);
+    if (page.length === 0 && (query.wait_ms ?? 0) > 0) {
+      // A long poll waits without working: it is no request in progress (5031), and is bounded apart.
+      context.place?.leave();
+      await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!);
+      page = await this.page(partner.source, after, limit);
+    }
+    return { changes: page, next_after: page.at(-1)?.sequence ?? after };
+  }
+
+  private async page(source: string, after: number, limit: number): Promise<ChangeEvent[]> {
+    const { head, deleted_through: deletedThrough, changes } = await this.repository.feed(source, String(after), limit);
+    if (after > 0 && after < Number(deletedThrough)) {
+      throw new ApiError(
+        ErrorCatalogue.CHANGES_CURSOR_EXPIRED,
+        `events up to sequence ${deletedThrough} are no longer kept: read your markets again, then continue with after=${head}`,
+      );
+    }
+    return changes;
+  }
+}

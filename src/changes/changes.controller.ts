@@ -1,0 +1,30 @@
+import { Controller, Get, Query, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
+import type { AuthenticatedPartner } from '../auth/partner-keys.service';
+import type { ServiceRequest } from '../common/request-context';
+import { ApiEnvelope } from '../docs/api-envelope.decorator';
+import { ChangesPage } from '../docs/responses.schema';
+import { RateLimit } from '../observability/rate-limits';
+import { ChangesFeed } from './changes-feed';
+import { ChangesQueryDto } from './changes-query.dto';
+
+@ApiTags('partner')
+@RateLimit('changes')
+@Controller('oracle/markets/changes')
+export class ChangesController {
+  constructor(private readonly feed: ChangesFeed) {}
+
+  /** The changes feed (contract §7): your source's events after `after`, in ascending sequence. */
+  @Get()
+  @PartnerAuth()
+  @ApiEnvelope(ChangesPage, "Your source's market events after a sequence, at once or by long polling", [
+    'API_KEY_REQUIRED',
+    'API_KEY_INVALID',
+    'INVALID_REQUEST',
+    'CHANGES_CURSOR_EXPIRED',
+  ])
+  read(@CurrentPartner() partner: AuthenticatedPartner, @Query() query: ChangesQueryDto, @Req() req: ServiceRequest) {
+    return this.feed.read(partner, query, req.context);
+  }
+}
