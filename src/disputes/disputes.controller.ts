@@ -1,5 +1,8 @@
-import { Body, Controller, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { ServiceRequest } from '../common/request-context';
+import { idempotencyKeyOf, requestHashOf } from './idempotency-key';
 import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
 import { NoQuery } from '../common/no-fields';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
@@ -29,12 +32,28 @@ export class DisputesController {
     'MARKET_OTHER_SOURCE',
     'MARKET_NOT_RESOLVED',
     'MARKET_ALREADY_DISPUTED',
+    'IDEMPOTENCY_KEY_REUSED',
+    'IDEMPOTENCY_KEY_IN_PROGRESS',
   ])
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Your key for this filing (1-255 printable ASCII characters), remembered 24 h for your source: the same body again ' +
+      'gets the first answer again, with `idempotent-replayed: true`; another body, 4095; while the first is in progress, 4096.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+  })
   async submitDispute(
     @CurrentPartner() partner: AuthenticatedPartner,
     @Body() body: SubmitDisputeDto,
     @Query() _query: NoQuery,
+    @Req() req: ServiceRequest,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<{ dispute_id: number }> {
-    return this.disputes.submitDispute(partner, body);
+    const key = idempotencyKeyOf(req.headers['idempotency-key']);
+    const { answer, replayed } = await this.disputes.submitDispute(partner, body, key === undefined ? undefined : { key, requestHash: requestHashOf(req.body) });
+    if (replayed) res.setHeader('idempotent-replayed', 'true');
+    if (answer instanceof Error) throw answer;
+    return answer;
   }
 }
