@@ -6,6 +6,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { decimalsUpTo } from '../src/common/validation';
 import { MetricsServer } from '../src/observability/metrics-server';
+import { Sql, type Statement } from '../src/database/sql';
+import type { QueryResultRow } from 'pg';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
 
 const PUBLIC_LIMIT = 5;
@@ -46,17 +48,18 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
   });
 
   it('answers probes asked together with one ping of the database: a flood of them (never shed) sends one at a time', async () => {
-    const query = t.dataSource.query.bind(t.dataSource);
+    const sql = t.app.get(Sql);
+    const rows = sql.rows.bind(sql);
     const pings = { sent: 0, inProgress: 0, mostAtOnce: 0 };
-    t.dataSource.query = ((sql: string, ...rest: unknown[]) => {
-      if (sql !== 'SELECT 1') return query(sql, ...(rest as []));
+    sql.rows = ((statement: Statement<QueryResultRow>, ...rest: unknown[]) => {
+      if (!statement.text.includes('pg_is_in_recovery')) return rows(statement, ...(rest as []));
       pings.sent++;
       pings.mostAtOnce = Math.max(pings.mostAtOnce, ++pings.inProgress);
       // A slow database: each ping takes 200 ms, so that the probes surely overlap.
       return sleep(200)
-        .then(() => query(sql))
+        .then(() => rows(statement))
         .finally(() => pings.inProgress--);
-    }) as typeof t.dataSource.query;
+    }) as typeof sql.rows;
     try {
       const answers = await Promise.all(Array.from({ length: 50 }, () => request(t.app.getHttpServer()).get('/health/ready')));
       expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
@@ -64,7 +67,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
       expect(pings.sent).toBeLessThan(10);
       expect(pings.mostAtOnce).toBe(1);
     } finally {
-      t.dataSource.query = query;
+      sql.rows = rows;
     }
   });
 

@@ -24,6 +24,8 @@ export interface LoggedChange {
 /** One poll's answer (change_log_poll). */
 export interface PolledChanges {
   head: string;
+  /** The primary's position at the poll. */
+  lsn: string;
   /** The first event still waiting for its sequence (its transaction, or an older one, runs), if any. */
   oldest_pending: string | null;
   events: LoggedChange[];

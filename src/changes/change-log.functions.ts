@@ -21,7 +21,8 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
 
 /**
  * One poll of the change log: the events after `p_after` (at most `p_limit`), once the pending
- * ones are sequenced, with the head and the oldest event still waiting for its sequence.
+ * ones are sequenced, with the head, the oldest event still waiting for its sequence, and the
+ * primary's position now (read replicas are measured against it).
  *
  * Sequencing (one poller at a time: a transaction advisory lock, tried, never waited for): an
  * event gets the next sequence once its transaction and every older one have ended, i.e. its
@@ -49,6 +50,7 @@ export const CHANGE_LOG_POLL_FUNCTION = `
     END IF;
     RETURN json_build_object(
       'head', (SELECT last_sequence FROM change_log_head),
+      'lsn', pg_current_wal_lsn()::text,
       'oldest_pending', (SELECT min(id) FROM market_events WHERE sequence IS NULL),
       'events', COALESCE((
         SELECT json_agg(json_build_object('sequence', e.sequence, 'source', e.source, 'slug', e.slug, 'lsn', e.sequenced_lsn) ORDER BY e.sequence)

@@ -49,7 +49,7 @@ export class ChangeLogRepository {
   }
 
   async feed(source: string, after: string, limit: number) {
-    const [row] = await this.sql.rows(FEED, [source, after, limit]);
+    const [row] = await this.sql.readRows(FEED, [source, after, limit]);
     return row;
   }
 

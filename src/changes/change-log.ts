@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import type { EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
+import { ReadReplicas } from '../database/read-replicas';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChangeType, LoggedChange } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
@@ -39,8 +40,6 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly deafAfterMs: number;
   private readonly lastSequenceOf = new LRUCache<string, bigint>({ max: SOURCES_REMEMBERED });
   private cursor: string | null = null;
-  /** The primary's position once the last event read had its sequence: a replica past it has every change read. */
-  private lsn: string | null = null;
   private lastPolledAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
   private isLive = false;
@@ -55,6 +54,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     config: ConfigService<Environment, true>,
     private readonly repository: ChangeLogRepository,
     private readonly metrics: MetricsService,
+    private readonly replicas: ReadReplicas,
   ) {
     this.intervalMs = config.get('CHANGES_POLL_INTERVAL_MS', { infer: true });
     this.deafAfterMs = config.get('CHANGES_DEAF_AFTER_MS', { infer: true });
@@ -69,11 +69,6 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Every change is known within the poll's bound. */
   get live(): boolean {
     return this.isLive && performance.now() - this.lastPolledAt <= this.deafAfterMs;
-  }
-
-  /** The primary's position after the last change read (null: none read yet). */
-  get knownLsn(): string | null {
-    return this.lsn;
   }
 
   /** The last sequence read of `source`'s events, if remembered. */
@@ -142,6 +137,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       for (;;) {
         const polled = await this.repository.poll(this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
         this.cursor ??= polled.head;
+        this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
         this.notePending(polled.oldest_pending);
         if (polled.events.length < POLL_LIMIT) break;
@@ -157,7 +153,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private read(event: LoggedChange): void {
     this.cursor = event.sequence;
-    this.lsn = event.lsn;
+    this.replicas.require(event.lsn);
     this.lastSequenceOf.set(event.source, BigInt(event.sequence));
     for (const listener of this.listeners) listener.changed(event.source, event.slug);
   }

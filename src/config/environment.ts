@@ -53,6 +53,24 @@ export class Environment {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_DIRECT_URL?: string;
 
+  /** Streaming replicas for what only reads (public record misses, the changes feed, admin listings), comma-separated. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isPostgresUrlList',
+    validator: {
+      validate: (value) => typeof value === 'string' && itemsOf(value).length > 0 && itemsOf(value).every((url) => /^postgres(ql)?:\/\/\S+$/.test(url)),
+      defaultMessage: () => 'must be one or more postgres:// URLs, comma-separated',
+    },
+  })
+  DATABASE_READ_URL?: string;
+
+  /** A replica further behind the primary than this is skipped for the primary. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(600000)
+  DB_READ_MAX_LAG_MS = 1000;
+
   @IsString()
   @MinLength(1)
   EMBEDDED_DATA_DIR = './data';
@@ -294,7 +312,7 @@ export class Environment {
 }
 
 /** Variables whose values are never shown, even refused: they may carry a password or a key. */
-const SECRETS = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'ADMIN_MASTER_KEY', 'REDIS_URL']);
+const SECRETS = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_READ_URL', 'ADMIN_MASTER_KEY', 'REDIS_URL']);
 
 /** Validates `process.env`; throws a StartupError, one line naming every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {

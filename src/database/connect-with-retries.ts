@@ -6,10 +6,14 @@ import { isDatabaseUnavailable } from './database-errors';
 const ATTEMPTS = 10;
 const DELAY_MS = 2000;
 
+/** Answers of a server (or a pooler) that will not change by waiting: refusals, reported as such at once. */
+const REFUSALS = /^(08P01|28|3D000|42501)/;
+
 /**
  * Opens the pool, waiting for a database that is not up yet (instances often start beside
  * it): one warning line per attempt, then a StartupError naming the database (never its
- * password) and the reason. A database that answers with a refusal is not retried.
+ * password) and the reason. A refusal by the database or a pooler in front of it (a startup
+ * parameter it does not take, credentials, a database that does not exist) is not retried.
  */
 export async function connectWithRetries(options: DataSourceOptions, warn: (message: string) => void): Promise<DataSource> {
   const where = describeTarget(options);
@@ -18,6 +22,10 @@ export async function connectWithRetries(options: DataSourceOptions, warn: (mess
       return await new DataSource(options).initialize();
     } catch (error) {
       const reason = reasonOf(error);
+      const code = (error as { code?: unknown })?.code;
+      if (typeof code === 'string' && REFUSALS.test(code)) {
+        throw new StartupError(`the database at ${where} refused the connection: ${reason} (check the URL, its credentials and the pooler's settings)`);
+      }
       if (!isDatabaseUnavailable(error) || attempt === ATTEMPTS) {
         throw new StartupError(`cannot use the database at ${where}: ${reason} (check DATABASE_URL and that the server is up)`);
       }

@@ -62,21 +62,43 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     connectTimeoutMS: settings.connectTimeoutMs,
     poolSize: settings.poolSize,
     extra: {
-      // Fail fast instead of hanging when the database is gone (→ 5030).
+      // Fail fast instead of hanging when the database is gone (→ 5030). The server's own timeouts
+      // are its role's defaults in the database (sessionDefaults): a pooler refuses them as
+      // startup parameters, and a SET would be session state on a pooled connection.
       connectionTimeoutMillis: settings.connectTimeoutMs,
       query_timeout: settings.statementTimeoutMs + 500,
-      statement_timeout: settings.statementTimeoutMs,
-      lock_timeout: settings.statementTimeoutMs,
-      idle_in_transaction_session_timeout: 30_000,
       keepAlive: true,
+      // A connection to a server that vanished (a failover) is found dead within seconds, not hours.
+      keepAliveInitialDelayMillis: 5_000,
     },
   };
+}
+
+/** How long a transaction may sit idle before the server ends it (a client that went away mid-transaction). */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
+
+/**
+ * The statements that make the server time out the service's statements, lock waits and idle
+ * transactions: defaults of its role in its database, which every session the role opens
+ * gets (behind a pooler too), and the same for the session that sets them.
+ */
+export function sessionDefaults(statementTimeoutMs: number): string {
+  const settings = { statement_timeout: statementTimeoutMs, lock_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS };
+  const statements = Object.entries(settings).flatMap(([name, ms]) => [
+    `EXECUTE format('ALTER ROLE %I IN DATABASE %I SET ${name} = %L', current_user, current_database(), '${ms}ms');`,
+    `SET ${name} = '${ms}ms';`,
+  ]);
+  return `DO $$ BEGIN ${statements.join(' ')} END $$`;
 }
 
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
 const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
-/** The options of the session connection that applies migrations (DATABASE_DIRECT_URL: a pooler would break its lock). */
+/**
+ * The options of the session connection that applies migrations: DATABASE_DIRECT_URL, PostgreSQL
+ * itself (a pooler would break its lock), so its timeouts can be startup parameters.
+ */
 export function migrationOptions(url: string, connectTimeoutMs: number): DataSourceOptions {
-  return dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS });
+  const options = dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS });
+  return { ...options, extra: { ...options.extra, statement_timeout: MIGRATION_STATEMENT_TIMEOUT_MS, lock_timeout: MIGRATION_STATEMENT_TIMEOUT_MS } } as DataSourceOptions;
 }

@@ -22,6 +22,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '3D000', // invalid_catalog_name: the database is gone
   '28000', // invalid_authorization_specification: the server refuses us
   '28P01', // invalid_password
+  '25006', // read_only_sql_transaction: a standby, or a primary turned read-only (a failover under way)
 ]);
 
 // pg-pool's error for a wait for a connection longer than connectionTimeoutMillis (a new one that

@@ -6,8 +6,10 @@ import type { Environment } from '../config/environment';
 import { startupNotice } from '../config/startup-error';
 import { connectWithRetries } from './connect-with-retries';
 import { DatabaseActivity } from './database-activity';
-import { dataSourceOptions, migrationOptions } from './data-source-options';
+import pg from 'pg';
+import { dataSourceOptions, migrationOptions, sessionDefaults } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
+import { ReadReplicas } from './read-replicas';
 import { runMigrationsExclusively } from './run-migrations';
 import { Sql } from './sql';
 
@@ -20,6 +22,20 @@ export interface DatabaseLocation {
 }
 
 const logger = new Logger('Database');
+
+/**
+ * The server-side timeouts of the service's statements, as defaults of its role in its database,
+ * set by the role itself through DATABASE_URL (a pooler too) before the pool opens.
+ */
+async function setSessionDefaults(url: string, connectTimeoutMs: number, statementTimeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'settlement-oracle' });
+  await client.connect();
+  try {
+    await client.query(sessionDefaults(statementTimeoutMs));
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * Pending migrations, applied before the pool opens on a session connection of their own
@@ -85,6 +101,7 @@ class DatabaseLocationModule {}
       useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation) => {
         const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
         await migrate(location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url), connectTimeoutMs);
+        await setSessionDefaults(location.url, connectTimeoutMs, config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }));
         return {
           ...dataSourceOptions({
             url: location.url,
@@ -101,6 +118,7 @@ class DatabaseLocationModule {}
   ],
   providers: [
     Sql,
+    ReadReplicas,
     {
       provide: DatabaseActivity,
       inject: [DataSource, ConfigService],
@@ -108,7 +126,7 @@ class DatabaseLocationModule {}
         new DatabaseActivity(dataSource, config.get('DB_CONNECT_TIMEOUT_MS', { infer: true })),
     },
   ],
-  exports: [Sql, DatabaseActivity, DatabaseLocationModule],
+  exports: [Sql, DatabaseActivity, ReadReplicas, DatabaseLocationModule],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

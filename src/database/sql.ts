@@ -1,33 +1,26 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import { DatabaseActivity } from './database-activity';
+import { isDatabaseUnavailable } from './database-errors';
+import { ReadReplicas } from './read-replicas';
 
 /**
- * A SQL statement the service runs. Prepared statements are named after their text, so that a
- * changed statement can never be mistaken for the old one a connection has prepared.
+ * A SQL statement the service runs, and the rows it answers. Sent unnamed (parsed and planned
+ * on every call): a named prepared statement belongs to one server session, which a pooler in
+ * transaction mode hands to another client (PgBouncer 1.18: "prepared statement already exists").
  */
 export class Statement<Row extends QueryResultRow> {
-  /** undefined: planned for each call (a statement whose best plan depends on its values). */
-  readonly name: string | undefined;
   declare readonly row?: Row;
 
-  constructor(
-    readonly text: string,
-    prepared: boolean,
-  ) {
-    this.name = prepared ? `s_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` : undefined;
-  }
+  constructor(readonly text: string) {}
 }
 
-/** A statement prepared once per connection (most of them: planned once, run many times). */
-export const statement = <Row extends QueryResultRow = QueryResultRow>(text: string) => new Statement<Row>(text, true);
+export const statement = <Row extends QueryResultRow = QueryResultRow>(text: string) => new Statement<Row>(text);
 
-/** A statement planned on every call, for filters whose best plan depends on the values given. */
-export const adHocStatement = <Row extends QueryResultRow = QueryResultRow>(text: string) => new Statement<Row>(text, false);
+const PRIMARY_POSITION = statement<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
 
 /**
  * The one way the service runs SQL of its own: on the pool, or, inside a transaction, on the
@@ -38,6 +31,7 @@ export class Sql {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly activity: DatabaseActivity,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
   /** The pg pool behind TypeORM (its size and waiting clients are metrics). */
@@ -49,13 +43,40 @@ export class Sql {
   async rows<Row extends QueryResultRow>(statement: Statement<Row>, values: unknown[] = [], manager?: EntityManager): Promise<Row[]> {
     const runner: Pool | PoolClient = manager?.queryRunner ? ((await manager.queryRunner.connect()) as PoolClient) : this.pool;
     try {
-      const result = await runner.query<Row>({ name: statement.name, text: statement.text, values });
+      const result = await runner.query<Row>(statement.text, values);
       this.activity.statementEnded();
       return result.rows;
     } catch (error) {
       this.activity.statementEnded(error);
       throw error;
     }
+  }
+
+  /**
+   * The rows of `statement`, which only reads, on a read replica that has every change this
+   * instance knows of (ReadReplicas), else on the primary; a replica that fails is left for it.
+   */
+  async readRows<Row extends QueryResultRow>(statement: Statement<Row>, values: unknown[] = []): Promise<Row[]> {
+    const replica = await this.replicas?.pick();
+    if (replica) {
+      try {
+        const { rows } = await replica.query<Row>(statement.text, values);
+        this.replicas!.served('replica');
+        return rows;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        this.replicas!.failed(replica);
+      }
+    }
+    if (this.replicas?.configured) this.replicas.served('primary');
+    return this.rows(statement, values);
+  }
+
+  /** After a write commits: replicas serve this instance's reads only once they have it. */
+  async readYourWrites(): Promise<void> {
+    if (!this.replicas?.configured) return;
+    const [{ lsn }] = await this.rows(PRIMARY_POSITION);
+    this.replicas.require(lsn);
   }
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */

@@ -177,7 +177,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
     const from = page.status === 'closed';
     const to = page.status !== 'open';
     const after = page.after ?? { closed: from, id: '0' };
-    const rows = await this.sql.rows(DISPUTE_QUEUE, [from, to, after.closed, after.id, page.limit + 1]);
+    const rows = await this.sql.readRows(DISPUTE_QUEUE, [from, to, after.closed, after.id, page.limit + 1]);
     const { items, hasMore } = pageOf(rows, page.limit);
     return { disputes: items, hasMore };
   }
@@ -185,7 +185,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
   /** How many disputes are in each status (the back office's queue header). */
   async countByStatus(): Promise<Record<DisputeStatus, number>> {
     const counts: Record<DisputeStatus, number> = { open: 0, closed: 0 };
-    for (const row of await this.sql.rows(COUNTS_BY_STATUS)) counts[row.status] = row.count;
+    for (const row of await this.sql.readRows(COUNTS_BY_STATUS)) counts[row.status] = row.count;
     return counts;
   }
 }

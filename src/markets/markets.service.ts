@@ -6,7 +6,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
 import { boundedPage, pageOf } from '../database/bounded-page';
-import { adHocStatement, Sql, statement } from '../database/sql';
+import { Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
 import { Market } from './market.entity';
@@ -20,9 +20,8 @@ const PUBLIC_MARKET = statement<{ at: number; item: MarketItem }>(
   `SELECT 1 AS at, ${MARKET_ITEM_JSON} AS item FROM markets m WHERE m.source = $1 AND m.slug = $2`,
 );
 // The public records of several pairs, given as two arrays of one length: each row carries its
-// pair's position in them (`at`, from 1); an index lookup per pair. PostgreSQL plans it on every
-// run (its generic plan assumes ten pairs, so it costs more than a plan for the pairs given;
-// ~100 µs of planning, measured), so it is kept for two pairs or more: one planning for the lot.
+// pair's position in them (`at`, from 1); an index lookup per pair. Kept for two pairs or more:
+// planned for the pairs given, one planning for the lot.
 const PUBLIC_MARKETS = statement<{ at: string; item: MarketItem }>(
   `SELECT k.at, ${MARKET_ITEM_JSON} AS item
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(source, slug, at)
@@ -38,8 +37,7 @@ const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now(
 
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
 // created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
-// Planned per call: which filters are given decides the best plan.
-const MARKET_LIST = adHocStatement<{ item: MarketItem; found: string }>(
+const MARKET_LIST = statement<{ item: MarketItem; found: string }>(
   boundedPage(
     `SELECT m.id, ${MARKET_ITEM_JSON} AS item FROM markets m
   WHERE ($1::text IS NULL OR m.source = $1)
@@ -109,8 +107,8 @@ export class MarketsService {
   private async readPublicMarkets(queries: readonly PublicMarketQuery[]): Promise<JsonText[]> {
     const rows =
       queries.length === 1
-        ? await this.sql.rows(PUBLIC_MARKET, [queries[0].source, queries[0].slug])
-        : await this.sql.rows(PUBLIC_MARKETS, [queries.map((query) => query.source), queries.map((query) => query.slug)]);
+        ? await this.sql.readRows(PUBLIC_MARKET, [queries[0].source, queries[0].slug])
+        : await this.sql.readRows(PUBLIC_MARKETS, [queries.map((query) => query.source), queries.map((query) => query.slug)]);
     const found: MarketItem[][] = queries.map(() => []);
     for (const row of rows) found[Number(row.at) - 1].push(row.item);
     return found.map((markets) => (markets.length === 0 ? NO_PUBLIC_RECORD : JsonText.of({ markets })));
@@ -118,7 +116,7 @@ export class MarketsService {
 
   /** One page of markets for the back office (at most PAGE_BYTES of them), plus whether more follow. */
   async listMarkets(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
-    const rows = await this.sql.rows(MARKET_LIST, [
+    const rows = await this.sql.readRows(MARKET_LIST, [
       page.source ?? null,
       page.status ?? null,
       page.slugContains === undefined ? null : likeContaining(page.slugContains),

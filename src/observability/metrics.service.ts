@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ReadReplicas } from '../database/read-replicas';
 import { Sql } from '../database/sql';
 import { droppedLogLines } from './logging';
 
@@ -111,7 +112,7 @@ export class MetricsService {
   /** The change log reader's state, read at each scrape (ChangeLog tells where from). */
   private changeLogState = () => ({ live: false, ageMs: Number.POSITIVE_INFINITY, cursor: 0 });
 
-  constructor(sql: Sql) {
+  constructor(sql: Sql, replicas: ReadReplicas) {
     const cacheSize = () => this.publicCacheSize();
     new Gauge({
       name: 'oracle_public_cache_size',
@@ -168,6 +169,35 @@ export class MetricsService {
         this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+    new Gauge({
+      name: 'oracle_db_replica_up',
+      help: 'Whether each read replica (DATABASE_READ_URL) answers: 1, or 0 (its reads go to the primary)',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const state of replicas.states) this.set({ replica: state.name }, state.up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'oracle_db_replica_lag_seconds',
+      help: 'How far each read replica is behind the primary, in time (past DB_READ_MAX_LAG_MS its reads go to the primary)',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const state of replicas.states) if (state.lagMs !== null) this.set({ replica: state.name }, state.lagMs / 1000);
+      },
+    });
+    new Counter({
+      name: 'oracle_db_reads_total',
+      help: 'Reads that may go to a replica, by where they went: replica, or primary (none had every change known, lagged, or failed)',
+      labelNames: ['on'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ on: 'replica' }, replicas.reads.replica);
+        this.inc({ on: 'primary' }, replicas.reads.primary);
       },
     });
     collectDefaultMetrics({ register: this.registry });

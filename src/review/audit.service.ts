@@ -45,12 +45,16 @@ export class AuditService {
    * and then finds its account revoked.
    */
   async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
+    let result: T;
     try {
-      return await this.attempt(actor, write);
+      result = await this.attempt(actor, write);
     } catch (error) {
       if (!isDeadlock(error)) throw error;
-      return this.attempt(actor, write);
+      result = await this.attempt(actor, write);
     }
+    // The admin reads its write back, on a replica too (its listings read there).
+    await this.sql.readYourWrites();
+    return result;
   }
 
   private attempt<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
@@ -68,7 +72,7 @@ export class AuditService {
 
   /** Newest first. */
   async list(page: { beforeId?: string; limit: number }): Promise<{ events: AuditEventView[]; hasMore: boolean }> {
-    const rows = await this.sql.rows(AUDIT_PAGE, [page.beforeId ?? null, page.limit + 1]);
+    const rows = await this.sql.readRows(AUDIT_PAGE, [page.beforeId ?? null, page.limit + 1]);
     return {
       events: rows.slice(0, page.limit).map(({ id, ...event }) => ({ id: Number(id), ...event })),
       hasMore: rows.length > page.limit,
