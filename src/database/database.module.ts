@@ -11,6 +11,7 @@ import { dataSourceOptions, migrationOptions, sessionDefaults } from './data-sou
 import { EmbeddedDatabase } from './embedded-database';
 import { ReadReplicas } from './read-replicas';
 import { runMigrationsExclusively } from './run-migrations';
+import { grantRuntimeRole, roleOf } from './runtime-grants';
 import { Sql } from './sql';
 
 export const DATABASE_LOCATION = Symbol('DATABASE_LOCATION');
@@ -42,11 +43,12 @@ async function setSessionDefaults(url: string, connectTimeoutMs: number, stateme
  * (DATABASE_DIRECT_URL when set: a pooler in transaction mode breaks the lock instances take
  * turns with), with the time a migration takes rather than the API's statement timeout.
  */
-async function migrate(url: string, connectTimeoutMs: number): Promise<void> {
+async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string): Promise<void> {
   const dataSource = await connectWithRetries(migrationOptions(url, connectTimeoutMs), startupNotice);
   try {
     const applied = await runMigrationsExclusively(dataSource);
     if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+    if (await grantRuntimeRole(dataSource, runtimeRole)) logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
   } finally {
     await dataSource.destroy();
   }
@@ -100,7 +102,7 @@ class DatabaseLocationModule {}
       inject: [ConfigService, DATABASE_LOCATION],
       useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation) => {
         const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
-        await migrate(location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url), connectTimeoutMs);
+        await migrate(location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url), connectTimeoutMs, roleOf(location.url));
         await setSessionDefaults(location.url, connectTimeoutMs, config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }));
         return {
           ...dataSourceOptions({

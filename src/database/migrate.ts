@@ -6,6 +6,7 @@ import { validateEnvironment } from '../config/environment';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { migrationOptions } from './data-source-options';
 import { revertLastMigrationExclusively, runMigrationsExclusively } from './run-migrations';
+import { grantRuntimeRole, roleOf } from './runtime-grants';
 
 const USAGE = 'usage: node dist/database/migrate.js run | revert | show (DATABASE_URL, or DATABASE_DIRECT_URL, names the database)';
 
@@ -18,7 +19,11 @@ async function migrate(command: string | undefined): Promise<string> {
   try {
     if (command === 'run') {
       const applied = await runMigrationsExclusively(dataSource);
-      return applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date';
+      const granted = environment.DATABASE_URL && (await grantRuntimeRole(dataSource, roleOf(environment.DATABASE_URL)));
+      return [
+        applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date',
+        ...(granted ? [`granted ${roleOf(environment.DATABASE_URL!)} what the service needs`] : []),
+      ].join('\n');
     }
     if (command === 'revert') {
       const [last] = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1');
