@@ -1,8 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { QueuePlace } from '../disputes/disputes.service';
 
-/** A page's size when the query names none. */
-export const DEFAULT_PAGE_SIZE = 20;
+/** A page's size when the query names none (contract §4). */
+export const DEFAULT_PAGE_SIZE = 50;
 
 /**
  * What a cursor looks like: up to 12 base-36 digits, so that every token of this form names an

@@ -159,7 +159,7 @@ const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /
 
 export class PageQueryDto {
   /**
-   * Page size, 1 to 100 (20 when omitted).
+   * Page size, 1 to 100 (50 when omitted).
    * @example 20
    */
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, required: false })

@@ -170,7 +170,7 @@ export function pageQueryModel(
 ): { code: 4000 } | { code: 0; limit: number; cursor?: string; status?: string } {
   const known = withStatus ? ['limit', 'cursor', 'status'] : ['limit', 'cursor'];
   if (!fields(query, known)) return { code: 4000 };
-  let limit = 20;
+  let limit = 50;
   if (own(query, 'limit')) {
     const raw = query.limit;
     if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) return { code: 4000 };
