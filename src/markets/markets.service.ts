@@ -6,6 +6,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
 import { boundedPage, pageOf } from '../database/bounded-page';
+import { likeContaining } from '../database/sql-fragments';
 import { adHocStatement, Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
@@ -50,9 +51,6 @@ const MARKET_LIST = adHocStatement<{ item: MarketItem; found: string }>(
     'id DESC',
   ),
 );
-
-/** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
-export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 export interface MarketListPage {
   source?: string;
