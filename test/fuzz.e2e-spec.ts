@@ -1047,12 +1047,13 @@ describe('fuzzing the partner and admin routes', () => {
   /** What a code-0 admin call must have written, and answered. */
   function expectAdminWrite(call: AdminCall, envelope: Envelope, changes: RowChange[], body: Record<string, unknown> | undefined, actor: string) {
     const data = envelope.data!;
-    const text = (name: string) => (body![name] as string).trim().normalize('NFC'); // stored trimmed, in NFC
+    const text = (name: string) => (body![name] as string).trim(); // stored trimmed
+    const name = (field: string) => text(field).normalize('NFC'); // names also in NFC (contract §10)
     switch (call.route) {
       case 'createReviewer': {
         expectChanges(changes, { 'reviewers.added': 1, 'audit_events.added': 1 });
         const [row] = rowsOf(changes, 'reviewers', 'added');
-        expectEqual([row.name, row.role, row.revoked_at], [text('name'), body!.role, null], 'reviewer row');
+        expectEqual([row.name, row.role, row.revoked_at], [name('name'), body!.role, null], 'reviewer row');
         expectEqual([data.id, data.name, data.role], [Number(row.id), row.name, row.role], 'response');
         return expectAudit(changes, 'reviewer.created', actor);
       }
@@ -1060,7 +1061,7 @@ describe('fuzzing the partner and admin routes', () => {
         expectChanges(changes, { 'partners.added': 1, 'api_keys.added': 1, 'audit_events.added': 1 });
         const [partner] = rowsOf(changes, 'partners', 'added');
         const [key] = rowsOf(changes, 'api_keys', 'added');
-        expectEqual([partner.source, partner.name, key.partner_id], [text('source'), text('name'), partner.id], 'partner rows');
+        expectEqual([partner.source, partner.name, key.partner_id], [name('source'), name('name'), partner.id], 'partner rows');
         expectEqual([data.source, data.key_id], [partner.source, Number(key.id)], 'response');
         return expectAudit(changes, 'partner.created', actor);
       }
