@@ -916,7 +916,9 @@ describe('fuzzing the partner and admin routes', () => {
         });
       })
       // Node answers 431 itself, before the app, to a request line over its 16 KiB header limit.
-      .filter((call) => call.target.length < 8000);
+      .filter((call) => call.target.length < 8000)
+      // Wire ids name rows too (`01` is 1): never the accounts the fuzzer calls with.
+      .filter((call) => call.route !== 'revokeReviewer' || !credentialHolders.has(canonicalPathId(call.params.id) ?? ''));
 
   const sendAdmin = (call: AdminCall, authorization: string | undefined) => {
     const headers: [string, string][] = [];
