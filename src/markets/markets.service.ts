@@ -5,7 +5,7 @@ import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
-import { boundedPage, pageOf } from '../database/bounded-page';
+import { boundedPage, pageOf, type PageRow } from '../database/bounded-page';
 import { likeContaining } from '../database/sql-fragments';
 import { adHocStatement, Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
@@ -40,7 +40,7 @@ const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now(
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
 // created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
 // Planned per call: which filters are given decides the best plan.
-const MARKET_LIST = adHocStatement<{ item: MarketItem; found: string }>(
+const MARKET_LIST = adHocStatement<PageRow<MarketItem>>(
   boundedPage(
     `SELECT m.id, ${MARKET_ITEM_JSON} AS item FROM markets m
   WHERE ($1::text IS NULL OR m.source = $1)
