@@ -17,6 +17,7 @@ import { FilingHoldsItsKey1764400000000 } from './migrations/1764400000000-Filin
 import { FairCredentialHolds1764500000000 } from './migrations/1764500000000-FairCredentialHolds';
 import { ConfusableNames1764600000000 } from './migrations/1764600000000-ConfusableNames';
 import { AuditTrailRefusesTruncate1764700000000 } from './migrations/1764700000000-AuditTrailRefusesTruncate';
+import { PartnerKeysNewestFirst1764800000000 } from './migrations/1764800000000-PartnerKeysNewestFirst';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   FairCredentialHolds1764500000000,
   ConfusableNames1764600000000,
   AuditTrailRefusesTruncate1764700000000,
+  PartnerKeysNewestFirst1764800000000,
 ];
 
 export interface DatabaseSettings {
