@@ -43,6 +43,11 @@ export function nextCursor<Row extends { id: string | number }>(
   return hasMore && rows.length > 0 ? encode(rows[rows.length - 1]) : null;
 }
 
+/** The `next_cursor` of a bounded page (database/bounded-page.ts): its last row's id while more follow, else null. */
+export function nextPageCursor(page: { hasMore: boolean; lastId: string | null }): string | null {
+  return page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null;
+}
+
 /**
  * The dispute queue's cursors name a place in it (open before closed, then id) as one number:
  * the id times two, plus one among the closed.

@@ -26,6 +26,9 @@ import { CURSOR_PATTERN, NOT_A_CURSOR } from './cursor';
 /** A partner source: it appears in paths. */
 export const SOURCE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
 
+/** A partner's name: the longest text `q` of GET /admin/partners can match. */
+const PARTNER_NAME_MAX_LENGTH = 200;
+
 const text = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
 
@@ -65,7 +68,7 @@ export class CreatePartnerDto {
    * Stored in NFC; unique as people read it, as the source is.
    * @example "Acme Markets Ltd."
    */
-  @RequiredText(200)
+  @RequiredText(PARTNER_NAME_MAX_LENGTH)
   name: string;
 }
 
@@ -218,6 +221,20 @@ export class MarketListQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString({ message: text(SLUG_MAX_LENGTH) })
   @TextLength(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
+  @StorableText()
+  q?: string;
+}
+
+export class PartnerListQueryDto extends PageQueryDto {
+  /**
+   * Part of the source or the name, 1 to 200 characters, matched as given (not trimmed) in any
+   * letter case; `%` and `_` are plain characters, not wildcards.
+   * @example "acme"
+   */
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: PARTNER_NAME_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
+  @IsOptional()
+  @IsString({ message: text(PARTNER_NAME_MAX_LENGTH) })
+  @TextLength(1, PARTNER_NAME_MAX_LENGTH, { message: text(PARTNER_NAME_MAX_LENGTH) })
   @StorableText()
   q?: string;
 }
