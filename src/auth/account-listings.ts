@@ -2,12 +2,10 @@
  * The items of the admin listings of reviewers, partners and their keys, as PostgreSQL builds
  * them (reviewers.service.ts, partner-keys.service.ts); the back office page reads them too.
  */
-import type { AdminRole } from './reviewer.entity';
-
 export interface ReviewerView {
   id: number;
   name: string;
-  role: AdminRole;
+  role: 'admin' | 'reviewer';
   created_at: string;
   revoked_at: string | null;
 }
