@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
+import { PARTNER_LISTED_KEYS } from '../auth/account-listings';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
@@ -96,7 +97,7 @@ export class ReviewController {
 
   @Get('partners')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.PartnerList, 'Find partners by part of the source or name, in registration order, each with its 20 newest keys (prefixes only)', READ)
+  @ApiEnvelope(Schemas.PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, READ)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { partners: page.items, next_cursor: nextPageCursor(page) };

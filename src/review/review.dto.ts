@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -31,6 +32,16 @@ const PARTNER_NAME_MAX_LENGTH = 200;
 
 const text = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
+
+/** An optional search text (`q`): 1 to `max` characters, taken as given (not trimmed), storable. */
+const SearchText = (max: number) =>
+  applyDecorators(
+    ApiProperty({ type: 'string', minLength: 1, maxLength: max, pattern: NON_EMPTY_PATTERN, required: false }),
+    IsOptional(),
+    IsString({ message: text(max) }),
+    TextLength(1, max, { message: text(max) }),
+    StorableText(),
+  );
 
 export class CreateReviewerDto {
   /**
@@ -217,11 +228,7 @@ export class MarketListQueryDto extends PageQueryDto {
    * `%` and `_` are plain characters, not wildcards.
    * @example "btc"
    */
-  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
-  @IsOptional()
-  @IsString({ message: text(SLUG_MAX_LENGTH) })
-  @TextLength(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
-  @StorableText()
+  @SearchText(SLUG_MAX_LENGTH)
   q?: string;
 }
 
@@ -231,10 +238,6 @@ export class PartnerListQueryDto extends PageQueryDto {
    * letter case; `%` and `_` are plain characters, not wildcards.
    * @example "acme"
    */
-  @ApiProperty({ type: 'string', minLength: 1, maxLength: PARTNER_NAME_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
-  @IsOptional()
-  @IsString({ message: text(PARTNER_NAME_MAX_LENGTH) })
-  @TextLength(1, PARTNER_NAME_MAX_LENGTH, { message: text(PARTNER_NAME_MAX_LENGTH) })
-  @StorableText()
+  @SearchText(PARTNER_NAME_MAX_LENGTH)
   q?: string;
 }
