@@ -124,7 +124,7 @@ describe('paged account listings (/admin/reviewers, /admin/partners, a partner\'
       );
     });
 
-    it('lists all 25 on their own, newest first, over two pages, with when each was last used', async () => {
+    it('lists all 25 on their own, newest first, over two pages (none used yet: last_used_at null)', async () => {
       const withUse = (key: KeyRow) => ({ ...listed(key), last_used_at: null });
       const first = await get('/admin/partners/keyring/keys?limit=20');
       expect(first).toEqual(ok({ keys: keys.slice(0, 20).map(withUse), next_cursor: CURSOR }));
