@@ -195,4 +195,12 @@ describe('GET /admin/markets (and the dispute counts)', () => {
     expect(new Set(seen).size).toBe(40);
     expect(seen).toEqual(Array.from({ length: 40 }, (_, n) => `large-${40 - n}`));
   });
+
+  it('answers 50 markets a page when the query names no limit (contract §4)', async () => {
+    await fixturesOf(t).partner('many');
+    await t.dataSource.query(`INSERT INTO markets (source, slug) SELECT 'many', 'many-' || n FROM generate_series(1, 51) AS n`);
+    const first = await get('?source=many');
+    expect(slugsOf(first)).toEqual(Array.from({ length: 50 }, (_, n) => `many-${51 - n}`));
+    expect(slugsOf(await get(`?source=many&cursor=${first.data.next_cursor}`))).toEqual(['many-1']);
+  });
 });

@@ -39,6 +39,8 @@ import {
   adminBodyModels,
   DISPUTE_TEXT_FIELDS,
   isPlainObject,
+  containsIgnoringCase,
+  type PageFilter,
   pageQueryModel,
   parsedBody,
   publicMarketModel,
@@ -664,6 +666,7 @@ describe('fuzzing the partner and admin routes', () => {
     | 'revokeReviewer'
     | 'createPartner'
     | 'listPartners'
+    | 'listKeys'
     | 'issueKey'
     | 'revokeKey'
     | 'createMarket'
@@ -672,7 +675,16 @@ describe('fuzzing the partner and admin routes', () => {
     | 'getDispute'
     | 'decide'
     | 'listAudit';
-  const ADMIN_ONLY = new Set<AdminRoute>(['createReviewer', 'listReviewers', 'revokeReviewer', 'createPartner', 'listPartners', 'issueKey', 'revokeKey', 'createMarket', 'resolveMarket', 'listAudit']);
+  const ADMIN_ONLY = new Set<AdminRoute>(['createReviewer', 'listReviewers', 'revokeReviewer', 'createPartner', 'listPartners', 'listKeys', 'issueKey', 'revokeKey', 'createMarket', 'resolveMarket', 'listAudit']);
+  /** The listings, and the filter each takes besides limit and cursor. */
+  const LISTINGS: Partial<Record<AdminRoute, PageFilter | undefined>> = {
+    listReviewers: undefined,
+    listPartners: 'q',
+    listKeys: undefined,
+    listDisputes: 'status',
+    listAudit: undefined,
+  };
+  const isListing = (route: AdminRoute) => Object.prototype.hasOwnProperty.call(LISTINGS, route);
   const ROUTE_BODY: Partial<Record<AdminRoute, keyof typeof adminBodyModels>> = {
     createReviewer: 'reviewer',
     createPartner: 'partner',
@@ -776,9 +788,9 @@ describe('fuzzing the partner and admin routes', () => {
       .tuple(dtoEntries[dto](), fc.oneof({ arbitrary: fc.constant([]), weight: 8 }, { arbitrary: fc.array(fc.tuple(extraKey, junkJson), { minLength: 1, maxLength: 2 }), weight: 1 }))
       .map(([entries, extra]) => toJsonText(new Entries(entries.filter((entry): entry is [string, JsonTree] => entry !== undefined).concat(extra))));
 
-  const pageQuery = (withStatus: boolean) => {
+  const pageQuery = (filter?: PageFilter) => {
     const cursors = () => {
-      const ids = [...state.tables.disputes.keys(), ...state.tables.audit_events.keys()];
+      const ids = (['disputes', 'audit_events', 'reviewers', 'partners', 'api_keys'] as const).flatMap((table) => [...state.tables[table].keys()]);
       const encode = (id: bigint | string) => BigInt(id).toString(36);
       const queuePlaces = [...state.tables.disputes.values()].map((row) => BigInt(row.id as string) * 2n + (row.status === 'closed' ? 1n : 0n));
       return fc.oneof(
@@ -795,12 +807,22 @@ describe('fuzzing the partner and admin routes', () => {
           return fc.oneof(fc.integer({ min: -5, max: 120 }).map(String), fc.constantFrom('', '01', '0100', '1.0', '1e1', '+5', '%205', '0x10', '99999', percentEncode('１'), 'NaN'), wireText(['&', '=']));
         case 'cursor':
           return cursors();
+        case 'q': {
+          const names = [...state.tables.partners.values()].flatMap((row) => [row.source as string, row.name as string]);
+          const parts = names.flatMap((text) => [text, text.slice(1, 4), text.toUpperCase()]);
+          const tricky = ['%', '_', '\\', '.', ' ', 'Inc', 'CORP_', '%_', 'x'.repeat(200), 'x'.repeat(201), 'é', 'É', 'ß', 'ǅ'];
+          return fc.oneof(
+            { arbitrary: fc.constantFrom(...parts, ...tricky).map(percentEncode), weight: 6 },
+            { arbitrary: fc.constantFrom('', '%00', '%ED%A0%80'), weight: 1 },
+            { arbitrary: wireText(['&', '=']), weight: 2 },
+          );
+        }
         default:
           return fc.oneof(fc.constantFrom('open', 'closed', 'OPEN', 'open%20', '', 'all', 'decided'), wireText(['&', '=']));
       }
     };
-    const names = withStatus ? ['limit', 'cursor', 'status'] : ['limit', 'cursor'];
-    const name = fc.oneof({ arbitrary: fc.constantFrom(...names), weight: 8 }, { arbitrary: fc.constantFrom('limit[]', 'offset', 'page', 'status', '__proto__', 'Limit', ''), weight: 1 }, { arbitrary: wireText(['&', '=']), weight: 1 });
+    const names = filter ? ['limit', 'cursor', filter] : ['limit', 'cursor'];
+    const name = fc.oneof({ arbitrary: fc.constantFrom(...names), weight: 8 }, { arbitrary: fc.constantFrom('limit[]', 'offset', 'page', 'status', 'q', '__proto__', 'Limit', ''), weight: 1 }, { arbitrary: wireText(['&', '=']), weight: 1 });
     return fc
       .array(name.chain((n) => value(n).map((v) => `${n}=${v}`)), { maxLength: 4 })
       .map((params) => (params.length > 0 ? `?${params.join('&')}` : ''))
@@ -826,6 +848,7 @@ describe('fuzzing the partner and admin routes', () => {
           'revokeReviewer',
           'createPartner',
           'listPartners',
+          'listKeys',
           'issueKey',
           'revokeKey',
           'createMarket',
@@ -840,7 +863,7 @@ describe('fuzzing the partner and admin routes', () => {
         ),
         idSegment,
         sourceSegment,
-        fc.oneof(pageQuery(true), pageQuery(false)),
+        fc.oneof(pageQuery('status'), pageQuery(), pageQuery('q')),
         fc.constantFrom(
           ['PUT', '/admin/reviewers'],
           ['PATCH', '/admin/partners'],
@@ -887,13 +910,15 @@ describe('fuzzing the partner and admin routes', () => {
             case 'createReviewer':
               return call('POST', '/admin/reviewers', []);
             case 'listReviewers':
-              return call('GET', '/admin/reviewers', []);
+              return call('GET', `/admin/reviewers${query}`, []);
             case 'revokeReviewer':
               return call('DELETE', `/admin/reviewers/${idWire}`, ['id']);
             case 'createPartner':
               return call('POST', '/admin/partners', []);
             case 'listPartners':
-              return call('GET', '/admin/partners', []);
+              return call('GET', `/admin/partners${query}`, []);
+            case 'listKeys':
+              return call('GET', `/admin/partners/${sourceWire}/keys${query}`, ['source']);
             case 'issueKey':
               return call('POST', `/admin/partners/${sourceWire}/keys`, ['source']);
             case 'revokeKey':
@@ -916,7 +941,9 @@ describe('fuzzing the partner and admin routes', () => {
         });
       })
       // Node answers 431 itself, before the app, to a request line over its 16 KiB header limit.
-      .filter((call) => call.target.length < 8000);
+      .filter((call) => call.target.length < 8000)
+      // Wire ids name rows too (`01` is 1): never the accounts the fuzzer calls with.
+      .filter((call) => call.route !== 'revokeReviewer' || !credentialHolders.has(canonicalPathId(call.params.id) ?? ''));
 
   const sendAdmin = (call: AdminCall, authorization: string | undefined) => {
     const headers: [string, string][] = [];
@@ -1034,9 +1061,15 @@ describe('fuzzing the partner and admin routes', () => {
           const key = state.tables.api_keys.get(id!);
           return key && String(key.partner_id) === String(owner.id) ? 0 : 4045;
         }
+        case 'listKeys': {
+          const { code } = pageQueryModel(serverQuery(call.target));
+          return code !== 0 ? code : partner(call.params.source) ? 0 : 4042;
+        }
+        case 'listReviewers':
+        case 'listPartners':
         case 'listDisputes':
         case 'listAudit':
-          return pageQueryModel(serverQuery(call.target), route === 'listDisputes').code;
+          return pageQueryModel(serverQuery(call.target), LISTINGS[route]).code;
         default:
           return 0;
       }
@@ -1047,12 +1080,13 @@ describe('fuzzing the partner and admin routes', () => {
   /** What a code-0 admin call must have written, and answered. */
   function expectAdminWrite(call: AdminCall, envelope: Envelope, changes: RowChange[], body: Record<string, unknown> | undefined, actor: string) {
     const data = envelope.data!;
-    const text = (name: string) => (body![name] as string).trim().normalize('NFC'); // stored trimmed, in NFC
+    const text = (name: string) => (body![name] as string).trim(); // stored trimmed
+    const name = (field: string) => text(field).normalize('NFC'); // names also in NFC (contract §10)
     switch (call.route) {
       case 'createReviewer': {
         expectChanges(changes, { 'reviewers.added': 1, 'audit_events.added': 1 });
         const [row] = rowsOf(changes, 'reviewers', 'added');
-        expectEqual([row.name, row.role, row.revoked_at], [text('name'), body!.role, null], 'reviewer row');
+        expectEqual([row.name, row.role, row.revoked_at], [name('name'), body!.role, null], 'reviewer row');
         expectEqual([data.id, data.name, data.role], [Number(row.id), row.name, row.role], 'response');
         return expectAudit(changes, 'reviewer.created', actor);
       }
@@ -1060,7 +1094,7 @@ describe('fuzzing the partner and admin routes', () => {
         expectChanges(changes, { 'partners.added': 1, 'api_keys.added': 1, 'audit_events.added': 1 });
         const [partner] = rowsOf(changes, 'partners', 'added');
         const [key] = rowsOf(changes, 'api_keys', 'added');
-        expectEqual([partner.source, partner.name, key.partner_id], [text('source'), text('name'), partner.id], 'partner rows');
+        expectEqual([partner.source, partner.name, key.partner_id], [name('source'), name('name'), partner.id], 'partner rows');
         expectEqual([data.source, data.key_id], [partner.source, Number(key.id)], 'response');
         return expectAudit(changes, 'partner.created', actor);
       }
@@ -1135,36 +1169,53 @@ describe('fuzzing the partner and admin routes', () => {
 
   /** A read answers what the database holds. */
   function expectReadAnswer(call: AdminCall, data: Record<string, unknown>) {
+    if (call.route === 'getDispute') return expectEqual(String(data.id), canonicalPathId(call.params.id), 'dispute read');
+    if (call.route === 'unknown' || !isListing(call.route)) return;
+    const page = pageQueryModel(serverQuery(call.target), LISTINGS[call.route]) as { limit: number; cursor?: string; status?: string; q?: string };
+    const after = (row: Row) => page.cursor === undefined || BigInt(row.id as string) > BigInt(page.cursor);
+    const before = (row: Row) => page.cursor === undefined || BigInt(row.id as string) < BigInt(page.cursor);
+    const byId = (rows: Row[]) => rows.sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1));
+    const keysOf = (partnerId: unknown) => byId([...state.tables.api_keys.values()].filter((row) => String(row.partner_id) === String(partnerId))).reverse();
+    let rows: unknown[];
+    let listed: unknown[];
     switch (call.route) {
       case 'listReviewers':
-        return expectEqual((data.reviewers as { id: number }[]).map((r) => String(r.id)), [...state.tables.reviewers.keys()], 'reviewers listed');
-      case 'listPartners':
-        return expectEqual((data.partners as { source: string }[]).map((p) => p.source), partnerSources(), 'partners listed');
-      case 'getDispute':
-        return expectEqual(String(data.id), canonicalPathId(call.params.id), 'dispute read');
-      case 'listDisputes':
-      case 'listAudit': {
-        const page = pageQueryModel(serverQuery(call.target), call.route === 'listDisputes') as { limit: number; cursor?: string; status?: string };
-        const rows =
-          call.route === 'listDisputes'
-            ? disputes()
-                .map((row) => ({ id: BigInt(row.id as string), closed: row.status === 'closed' ? 1n : 0n }))
-                .filter((row) => page.status === undefined || row.closed === (page.status === 'closed' ? 1n : 0n))
-                // open before closed, each by id; a cursor names a place as id * 2 + closed
-                .map((row) => ({ ...row, place: row.closed * 2n ** 64n + row.id }))
-                .filter((row) => page.cursor === undefined || row.place > (BigInt(page.cursor) % 2n) * 2n ** 64n + BigInt(page.cursor) / 2n)
-                .sort((a, b) => (a.place < b.place ? -1 : 1))
-                .map((row) => Number(row.id))
-            : [...state.tables.audit_events.values()]
-                .filter((row) => page.cursor === undefined || BigInt(row.id as string) < BigInt(page.cursor))
-                .map((row) => Number(row.id))
-                .reverse();
-        const listed = (data[call.route === 'listDisputes' ? 'disputes' : 'events'] as { id: number }[]).map((row) => row.id);
-        expectEqual(listed, rows.slice(0, page.limit), 'page');
-        expectEqual(data.next_cursor === null, rows.length <= page.limit, 'next_cursor presence');
-        return;
+        rows = byId([...state.tables.reviewers.values()].filter(after)).map((row) => Number(row.id));
+        listed = (data.reviewers as { id: number }[]).map((row) => row.id);
+        break;
+      case 'listPartners': {
+        const matches = (row: Row) => page.q === undefined || containsIgnoringCase([row.source as string, row.name as string], page.q);
+        const candidates = byId([...state.tables.partners.values()].filter(after));
+        // Where a letter case outside ASCII decides a match, the database's locale does: no verdict.
+        if (candidates.some((row) => matches(row) === undefined)) return;
+        // Each with its newest keys, at most 20.
+        rows = candidates.filter(matches).map((row) => [row.source, keysOf(row.id).slice(0, 20).map((key) => Number(key.id))]);
+        listed = (data.partners as { source: string; keys: { key_id: number }[] }[]).map((row) => [row.source, row.keys.map((key) => key.key_id)]);
+        break;
       }
+      case 'listKeys': {
+        const partner = [...state.tables.partners.values()].find((row) => row.source === call.params.source)!;
+        rows = keysOf(partner.id).filter(before).map((row) => Number(row.id));
+        listed = (data.keys as { key_id: number }[]).map((row) => row.key_id);
+        break;
+      }
+      case 'listDisputes':
+        rows = disputes()
+          .map((row) => ({ id: BigInt(row.id as string), closed: row.status === 'closed' ? 1n : 0n }))
+          .filter((row) => page.status === undefined || row.closed === (page.status === 'closed' ? 1n : 0n))
+          // open before closed, each by id; a cursor names a place as id * 2 + closed
+          .map((row) => ({ ...row, place: row.closed * 2n ** 64n + row.id }))
+          .filter((row) => page.cursor === undefined || row.place > (BigInt(page.cursor) % 2n) * 2n ** 64n + BigInt(page.cursor) / 2n)
+          .sort((a, b) => (a.place < b.place ? -1 : 1))
+          .map((row) => Number(row.id));
+        listed = (data.disputes as { id: number }[]).map((row) => row.id);
+        break;
+      default:
+        rows = byId([...state.tables.audit_events.values()].filter(before)).reverse().map((row) => Number(row.id));
+        listed = (data.events as { id: number }[]).map((row) => row.id);
     }
+    expectEqual(listed, rows.slice(0, page.limit), 'page');
+    expectEqual(data.next_cursor === null, rows.length <= page.limit, 'next_cursor presence');
   }
 
   const actors = () =>
@@ -1200,18 +1251,26 @@ describe('fuzzing the partner and admin routes', () => {
     await expectStillServing();
   }, timeout(900));
 
-  it('/admin/disputes and /admin/audit: any query string gets the exact code and page', async () => {
+  it('the /admin listings: any query string gets the exact code and page', async () => {
+    const listings: [string, AdminRoute, Record<string, string>][] = [
+      ['/admin/disputes', 'listDisputes', {}],
+      ['/admin/disputes/', 'listDisputes', {}],
+      ['/admin/audit', 'listAudit', {}],
+      ['/admin/reviewers', 'listReviewers', {}],
+      ['/admin/partners', 'listPartners', {}],
+      ['/admin/partners', 'listPartners', {}], // twice: its search has the most to get wrong
+      ['/admin/partners/acme/keys', 'listKeys', { source: 'acme' }],
+      ['/admin/partners/Zeta.Corp_9/keys', 'listKeys', { source: 'Zeta.Corp_9' }],
+      ['/admin/partners/no-such-partner/keys', 'listKeys', { source: 'no-such-partner' }],
+    ];
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/admin/disputes', '/admin/audit', '/admin/disputes/'),
-        pageQuery(true),
+        fc.constantFrom(...listings).chain(([path, route, params]) => pageQuery(LISTINGS[route]).map((query): AdminCall => ({ route, method: 'GET', target: `${path}${query}`, params }))),
         fc.constantFrom(`Bearer ${MASTER}`, `Bearer ${reviewerKey}`),
-        fuzzCase(async (path, query, authorization) => {
-          const target = `${path}${query}`;
-          const route: AdminRoute = path.startsWith('/admin/audit') ? 'listAudit' : 'listDisputes';
-          const call: AdminCall = { route, method: 'GET', target, params: {} };
-          const { codes } = route === 'listAudit' && authorization.includes(reviewerKey) ? { codes: [4031] } : adminModel(call);
-          const { envelope } = await judge('admin-pages', await sendAdmin(call, authorization), codes, Object.keys(serverQuery(target)));
+        fuzzCase(async (call, authorization) => {
+          const forbidden = ADMIN_ONLY.has(call.route as AdminRoute) && authorization.includes(reviewerKey);
+          const { codes } = forbidden ? { codes: [4031] } : adminModel(call);
+          const { envelope } = await judge('admin-pages', await sendAdmin(call, authorization), codes, Object.keys(serverQuery(call.target)));
           if (envelope.code === 0) expectReadAnswer(call, envelope.data!);
         }),
       ),

@@ -3,8 +3,11 @@ import DataLoader from 'dataloader';
 import type { EntityManager } from 'typeorm';
 import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { boundedPage, type Page, pageOf, type PageRow } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
+import { likeContaining, rfc3339 } from '../database/sql-fragments';
+import { type KeyView, PARTNER_LISTED_KEYS, type PartnerView } from './account-listings';
 import { ApiKey } from './api-key.entity';
 import { generateKey, hashKey } from './key-hashing';
 import { Partner } from './partner.entity';
@@ -40,6 +43,38 @@ const REVOKING_KEY = statement('SELECT revoking_partner_key($1)');
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** Past every id: where a newest-first page starts without a cursor. */
+const PAST_EVERY_ID = '9223372036854775807';
+
+const KEY_MEMBERS = `'key_id', k.id, 'prefix', k.prefix, 'created_at', ${rfc3339('k.created_at')}, 'revoked_at', ${rfc3339('k.revoked_at')}`;
+
+// In registration order, after partner $2; $1 an ILIKE pattern (likeContaining) on source or
+// name. The keys are read for the page's partners only, each from ix_api_keys_partner_keys
+// backwards: a partner with 100k keys costs PARTNER_LISTED_KEYS index entries.
+const PARTNER_PAGE = statement<PageRow<PartnerView>>(
+  boundedPage(
+    `SELECT p.id, json_build_object('source', p.source, 'name', p.name, 'created_at', ${rfc3339('p.created_at')}, 'keys', newest.keys) AS item
+    FROM (SELECT id, source, name, created_at FROM partners
+      WHERE ($1::text IS NULL OR source ILIKE $1 ESCAPE '\\' OR name ILIKE $1 ESCAPE '\\') AND id > $2
+      ORDER BY id LIMIT $3) p
+    CROSS JOIN LATERAL (SELECT COALESCE(json_agg(json_build_object(${KEY_MEMBERS}) ORDER BY k.id DESC), '[]') AS keys
+      FROM (SELECT * FROM api_keys WHERE partner_id = p.id ORDER BY id DESC LIMIT ${PARTNER_LISTED_KEYS}) k) newest
+    ORDER BY p.id`,
+    'id',
+  ),
+);
+// Partner $1's keys before key $2, newest first (ix_api_keys_partner_keys backwards).
+const KEY_PAGE = statement<PageRow<KeyView>>(
+  boundedPage(
+    `SELECT k.id, json_build_object(${KEY_MEMBERS}, 'last_used_at', ${rfc3339('k.last_used_at')}) AS item
+    FROM api_keys k
+    WHERE k.partner_id = (SELECT id FROM partners WHERE source = $1) AND k.id < $2
+    ORDER BY k.id DESC LIMIT $3`,
+    'id DESC',
+  ),
+);
+const PARTNER_EXISTS = statement('SELECT 1 FROM partners WHERE source = $1');
+
 const taken = (field: 'source' | 'name') => new ApiError(ErrorCatalogue.ALREADY_EXISTS, `a partner has that ${field}, or one that reads the same`);
 
 /** A new API key for partner `partnerId`: only its hash and display prefix are stored. */
@@ -49,7 +84,7 @@ export async function issuePartnerKey(manager: EntityManager, partnerId: string)
   return { keyId: key.id, apiKey: generated.key };
 }
 
-/** Partners and their API keys: creation, lookup by key, revocation. */
+/** Partners and their API keys: creation, lookup by key, revocation, the admin listings. */
 @Injectable()
 export class PartnerKeysService {
   // When this process last wrote each key's last_used_at: the column is advisory, so it is
@@ -110,8 +145,22 @@ export class PartnerKeysService {
     return { partner, ...issued };
   }
 
-  async listPartners(manager: EntityManager): Promise<Partner[]> {
-    return manager.find(Partner, { relations: { keys: true }, order: { id: 'ASC', keys: { id: 'ASC' } } });
+  /** One page of partners in registration order (at most PAGE_BYTES of them), `q` in source or name. */
+  async listPartners(page: { contains?: string; afterId?: string; limit: number }): Promise<Page<PartnerView>> {
+    const pattern = page.contains === undefined ? null : likeContaining(page.contains);
+    return pageOf(await this.sql.readRows(PARTNER_PAGE, [pattern, page.afterId ?? '0', page.limit + 1]), page.limit);
+  }
+
+  /** One page of partner `source`'s keys, newest first (4042 when there is no such partner). */
+  async listKeys(source: string, page: { beforeId?: string; limit: number }): Promise<Page<KeyView>> {
+    if (source.includes('\u0000')) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
+    const rows = await this.sql.readRows(KEY_PAGE, [source, page.beforeId ?? PAST_EVERY_ID, page.limit + 1]);
+    // A partner is registered with a key: a page finds none only for an unknown partner, or past its
+    // oldest key; only then is it worth a second statement to tell which.
+    if (rows.length === 0 && (await this.sql.readRows(PARTNER_EXISTS, [source])).length === 0) {
+      throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
+    }
+    return pageOf(rows, page.limit);
   }
 
   /**

@@ -5,8 +5,11 @@ import type { EntityManager } from 'typeorm';
 import { skeletonIgnoringCase, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
+import { boundedPage, type Page, pageOf, type PageRow } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
+import { rfc3339 } from '../database/sql-fragments';
+import type { ReviewerView } from './account-listings';
 import { generateKey, hashKey } from './key-hashing';
 import { type AdminRole, Reviewer } from './reviewer.entity';
 
@@ -27,6 +30,15 @@ const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer 
 const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
 // Waits for the admin writes in progress by the account (AuditService.record).
 const REVOKING_REVIEWER = statement('SELECT revoking_reviewer($1)');
+// Oldest first, after account $1.
+const REVIEWER_PAGE = statement<PageRow<ReviewerView>>(
+  boundedPage(
+    `SELECT r.id, json_build_object('id', r.id, 'name', r.name, 'role', r.role,
+      'created_at', ${rfc3339('r.created_at')}, 'revoked_at', ${rfc3339('r.revoked_at')}) AS item
+    FROM reviewers r WHERE r.id > $1 ORDER BY r.id LIMIT $2`,
+    'id',
+  ),
+);
 
 /** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
 @Injectable()
@@ -70,8 +82,9 @@ export class ReviewersService {
     return { reviewer, apiKey: generated.key };
   }
 
-  async listReviewers(manager: EntityManager): Promise<Reviewer[]> {
-    return manager.find(Reviewer, { order: { id: 'ASC' } });
+  /** One page of accounts, oldest first (at most PAGE_BYTES of them). */
+  async listReviewers(page: { afterId?: string; limit: number }): Promise<Page<ReviewerView>> {
+    return pageOf(await this.sql.readRows(REVIEWER_PAGE, [page.afterId ?? '0', page.limit + 1]), page.limit);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Sql, statement } from '../database/sql';
-import { rfc3339 } from '../markets/market-item';
+import { rfc3339 } from '../database/sql-fragments';
 import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
 
 const POLL = statement<{ poll: PolledChanges }>('SELECT change_log_poll($1, $2) AS poll');

@@ -18,6 +18,7 @@ import { FairCredentialHolds1764500000000 } from './migrations/1764500000000-Fai
 import { ConfusableNames1764600000000 } from './migrations/1764600000000-ConfusableNames';
 import { AuditTrailRefusesTruncate1764700000000 } from './migrations/1764700000000-AuditTrailRefusesTruncate';
 import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
+import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 
 // Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   ConfusableNames1764600000000,
   AuditTrailRefusesTruncate1764700000000,
   ChangeLog1764800000000,
+  PartnerKeysNewestFirst1764900000000,
 ];
 
 export interface DatabaseSettings {

@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import type { EntityManager } from 'typeorm';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import { boundedPage, pageOf } from '../database/bounded-page';
+import { boundedPage, pageOf, type PageRow } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
 import { ChangeLog } from '../changes/change-log';
@@ -55,7 +55,7 @@ const ADMIN_DISPUTE_BY_ID = statement<{ item: AdminDispute }>(`SELECT ${ADMIN_DI
 // the keyset of ix_disputes_queue. $1..$2 is the range of `closed` listed (both, or one status);
 // ($3, $4) is the place the page starts after. Disputes only ever go from open to closed, so a
 // page never skips one; one decided between pages shows again among the closed.
-const DISPUTE_QUEUE = statement<{ item: AdminDispute; found: string }>(
+const DISPUTE_QUEUE = statement<PageRow<AdminDispute>>(
   boundedPage(
     `SELECT d.status = 'closed' AS closed, d.id, ${ADMIN_DISPUTE_JSON} AS item
     FROM disputes d JOIN markets m ON m.id = d.market_id

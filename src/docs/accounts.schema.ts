@@ -1,6 +1,7 @@
 /**
- * The back office's account, key and audit shapes, for the OpenAPI document only (as
- * responses.schema.ts: the swagger CLI plugin reads the property types and comments).
+ * The back office's account and audit shapes, for the OpenAPI document only (as
+ * responses.schema.ts: the swagger CLI plugin reads the property types and comments); partners
+ * and their keys are in partners.schema.ts.
  */
 import { ApiProperty } from '@nestjs/swagger';
 import { Int64, NextCursor, Timestamp } from './responses.schema';
@@ -62,94 +63,17 @@ export class Reviewer {
 }
 
 export class ReviewerList {
+  @ApiProperty({ type: () => [Reviewer], description: 'Oldest first (by id).' })
   reviewers: Reviewer[];
+
+  @NextCursor('3')
+  next_cursor: string | null;
 }
 
 export class RevokedReviewer {
   /** @example 3 */
   @Int64()
   id: number;
-
-  /** @example "2026-11-04T10:00:00.000Z" */
-  @Timestamp()
-  revoked_at: string;
-}
-
-export class CreatedPartner {
-  /** @example "acme" */
-  source: string;
-
-  /** @example "Acme Markets Ltd." */
-  name: string;
-
-  /** @example 5 */
-  @Int64()
-  key_id: number;
-
-  /**
-   * Shown once; only its hash is stored.
-   * @example "sok_Vb0xq9Lr2mT8sN4cY7wK1eH5uJ3pA6dF"
-   */
-  api_key: string;
-}
-
-export class PartnerKey {
-  /** @example 5 */
-  @Int64()
-  key_id: number;
-
-  /**
-   * The first characters of the key, to tell keys apart.
-   * @example "sok_Vb0xq9Lr"
-   */
-  prefix: string;
-
-  /** @example "2026-11-01T10:00:00.000Z" */
-  @Timestamp()
-  created_at: string;
-
-  /**
-   * null while the key works.
-   * @example "2026-11-04T10:00:00.000Z"
-   */
-  @Timestamp({ nullable: true })
-  revoked_at: string | null;
-}
-
-export class Partner {
-  /** @example "acme" */
-  source: string;
-
-  /** @example "Acme Markets Ltd." */
-  name: string;
-
-  /** @example "2026-11-01T10:00:00.000Z" */
-  @Timestamp()
-  created_at: string;
-
-  keys: PartnerKey[];
-}
-
-export class PartnerList {
-  partners: Partner[];
-}
-
-export class IssuedKey {
-  /** @example 6 */
-  @Int64()
-  key_id: number;
-
-  /**
-   * Shown once; only its hash is stored.
-   * @example "sok_Qm3Zt8Kc1Rw5Xy0Np7Lh2Vg4Bs6Jd9Fe"
-   */
-  api_key: string;
-}
-
-export class RevokedKey {
-  /** @example 5 */
-  @Int64()
-  key_id: number;
 
   /** @example "2026-11-04T10:00:00.000Z" */
   @Timestamp()

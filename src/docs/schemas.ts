@@ -1,3 +1,4 @@
 /** Every response shape of the OpenAPI document, for the controllers that name many of them. */
 export * from './responses.schema';
 export * from './accounts.schema';
+export * from './partners.schema';

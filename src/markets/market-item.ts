@@ -1,3 +1,4 @@
+import { rfc3339 } from '../database/sql-fragments';
 import type { Chain, Confidence, MarketStatus } from './market-state';
 
 /** The public settlement record (spec §2 market_item); built by MARKET_ITEM_SQL. */
@@ -27,9 +28,6 @@ export interface DisputeItem {
     decided_at: string;
   } | null;
 }
-
-/** RFC 3339, UTC, millisecond precision: the same text as JavaScript's toISOString(). */
-export const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The dispute_item members for the dispute aliased `d`; the admin view adds `decided_by`

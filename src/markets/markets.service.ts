@@ -5,7 +5,8 @@ import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import { isUniqueViolation } from '../database/database-errors';
-import { boundedPage, pageOf } from '../database/bounded-page';
+import { boundedPage, pageOf, type PageRow } from '../database/bounded-page';
+import { likeContaining } from '../database/sql-fragments';
 import { Sql, statement } from '../database/sql';
 import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
 import { assertClosable, assertResolvable, type Chain, type Confidence, type MarketStatus } from './market-state';
@@ -37,7 +38,7 @@ const CLOSE = statement(`UPDATE markets SET status = 'closed', updated_at = now(
 
 // Newest first, by id: keyset pagination on the primary key stays stable while markets are
 // created. $3 is an ILIKE pattern (likeContaining), so part of the slug in any letter case.
-const MARKET_LIST = statement<{ item: MarketItem; found: string }>(
+const MARKET_LIST = statement<PageRow<MarketItem>>(
   boundedPage(
     `SELECT m.id, ${MARKET_ITEM_JSON} AS item FROM markets m
   WHERE ($1::text IS NULL OR m.source = $1)
@@ -48,9 +49,6 @@ const MARKET_LIST = statement<{ item: MarketItem; found: string }>(
     'id DESC',
   ),
 );
-
-/** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
-export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 export interface MarketListPage {
   source?: string;

@@ -4,7 +4,7 @@ import type { AdminActor } from '../auth/reviewers.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isDeadlock } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
-import { rfc3339 } from '../markets/market-item';
+import { rfc3339 } from '../database/sql-fragments';
 import type { AuditEventView } from './audit-event-view';
 
 export interface AuditEntry {

@@ -6,7 +6,6 @@ import { ChangeLog } from '../changes/change-log';
 import type { AdminRole } from '../auth/reviewer.entity';
 import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
 import { parseRfc3339 } from '../common/rfc3339';
-import { Sql } from '../database/sql';
 import type { AdminDispute } from '../disputes/admin-dispute';
 import type { DecisionType } from '../disputes/dispute-state';
 import { DisputesService } from '../disputes/disputes.service';
@@ -26,7 +25,6 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 @Injectable()
 export class BackOfficeService {
   constructor(
-    private readonly sql: Sql,
     private readonly audit: AuditService,
     private readonly reviewers: ReviewersService,
     private readonly partnerKeys: PartnerKeysService,
@@ -164,31 +162,5 @@ export class BackOfficeService {
   /** The caller as the page sees it: the master key is no account, hence no id. */
   accountOf(actor: AdminActor): AccountView {
     return { id: actor.id === null ? null : Number(actor.id), name: actor.name, role: actor.role };
-  }
-
-  async listReviewers() {
-    const reviewers = await this.reviewers.listReviewers(this.sql.manager);
-    return reviewers.map((reviewer) => ({
-      id: Number(reviewer.id),
-      name: reviewer.name,
-      role: reviewer.role,
-      created_at: iso(reviewer.createdAt),
-      revoked_at: iso(reviewer.revokedAt),
-    }));
-  }
-
-  async listPartners() {
-    const partners = await this.partnerKeys.listPartners(this.sql.manager);
-    return partners.map((partner) => ({
-      source: partner.source,
-      name: partner.name,
-      created_at: iso(partner.createdAt),
-      keys: partner.keys.map((key) => ({
-        key_id: Number(key.id),
-        prefix: key.prefix,
-        created_at: iso(key.createdAt),
-        revoked_at: iso(key.revokedAt),
-      })),
-    }));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeCursor, encodeCursor, encodeQueueCursor, queuePlaceAfterCursor } from './cursor';
+import { decodeCursor, encodeCursor, encodeQueueCursor, nextPageCursor, queuePlaceAfterCursor } from './cursor';
 
 describe('cursors', () => {
   it('round-trips an id, up to the largest bigint', () => {
@@ -23,5 +23,11 @@ describe('cursors', () => {
     expect(queuePlaceAfterCursor(encodeQueueCursor({ id: '41', status: 'closed' }))).toEqual({ closed: true, id: '41' });
     expect(queuePlaceAfterCursor(undefined)).toBeUndefined();
     expect(() => queuePlaceAfterCursor('ABC')).toThrow(expect.objectContaining({ code: 4000 }));
+  });
+
+  it("names a bounded page's last row while more rows follow", () => {
+    expect(nextPageCursor({ hasMore: true, lastId: '71' })).toBe('1z');
+    expect(nextPageCursor({ hasMore: false, lastId: '71' })).toBeNull();
+    expect(nextPageCursor({ hasMore: false, lastId: null })).toBeNull();
   });
 });

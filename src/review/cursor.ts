@@ -1,8 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { QueuePlace } from '../disputes/disputes.service';
 
-/** A page's size when the query names none. */
-export const DEFAULT_PAGE_SIZE = 20;
+/** A page's size when the query names none (contract §4). */
+export const DEFAULT_PAGE_SIZE = 50;
 
 /**
  * What a cursor looks like: up to 12 base-36 digits, so that every token of this form names an
@@ -41,6 +41,11 @@ export function nextCursor<Row extends { id: string | number }>(
   encode: (last: Row) => string = (last) => encodeCursor(last.id),
 ): string | null {
   return hasMore && rows.length > 0 ? encode(rows[rows.length - 1]) : null;
+}
+
+/** The `next_cursor` of a bounded page (database/bounded-page.ts): its last row's id while more follow, else null. */
+export function nextPageCursor(page: { hasMore: boolean; lastId: string | null }): string | null {
+  return page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null;
 }
 
 /**

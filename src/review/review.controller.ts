@@ -1,13 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
+import { PARTNER_LISTED_KEYS } from '../auth/account-listings';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
-import type { AdminActor } from '../auth/reviewers.service';
+import { PartnerKeysService } from '../auth/partner-keys.service';
+import { type AdminActor, ReviewersService } from '../auth/reviewers.service';
 import { NoBody, NoQuery } from '../common/no-fields';
 import { ParseIdPipe } from '../common/validation';
 import { SOURCE_MAX_LENGTH } from '../markets/market-identity';
 import { AuditService } from './audit.service';
 import { BackOfficeService } from './back-office.service';
-import { DEFAULT_PAGE_SIZE, encodeQueueCursor, idAfterCursor, nextCursor, queuePlaceAfterCursor } from './cursor';
+import { DEFAULT_PAGE_SIZE, encodeQueueCursor, idAfterCursor, nextCursor, nextPageCursor, queuePlaceAfterCursor } from './cursor';
 import {
   CreateMarketDto,
   CreatePartnerDto,
@@ -16,6 +18,7 @@ import {
   DisputeQueueQueryDto,
   MarketListQueryDto,
   PageQueryDto,
+  PartnerListQueryDto,
   ResolveMarketDto,
   SOURCE_PATTERN,
 } from './review.dto';
@@ -49,6 +52,8 @@ export class ReviewController {
     private readonly disputes: DisputesService,
     private readonly audit: AuditService,
     private readonly markets: MarketsService,
+    private readonly reviewers: ReviewersService,
+    private readonly partnerKeys: PartnerKeysService,
   ) {}
 
   @Get('me')
@@ -68,9 +73,10 @@ export class ReviewController {
 
   @Get('reviewers')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts', READ)
-  async listReviewers(@Query() _query: NoQuery) {
-    return { reviewers: await this.backOffice.listReviewers() };
+  @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts, oldest first', READ)
+  async listReviewers(@Query() query: PageQueryDto) {
+    const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
+    return { reviewers: page.items, next_cursor: nextPageCursor(page) };
   }
 
   @Delete('reviewers/:id')
@@ -91,9 +97,19 @@ export class ReviewController {
 
   @Get('partners')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.PartnerList, 'List partners and their keys (prefixes only)', READ)
-  async listPartners(@Query() _query: NoQuery) {
-    return { partners: await this.backOffice.listPartners() };
+  @ApiEnvelope(Schemas.PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, READ)
+  async listPartners(@Query() query: PartnerListQueryDto) {
+    const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
+    return { partners: page.items, next_cursor: nextPageCursor(page) };
+  }
+
+  @Get('partners/:source/keys')
+  @ApiSourceParam()
+  @AdminAuth('admin')
+  @ApiEnvelope(Schemas.PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...READ, 'PARTNER_NOT_FOUND'])
+  async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
+    const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
+    return { keys: page.items, next_cursor: nextPageCursor(page) };
   }
 
   @Post('partners/:source/keys')

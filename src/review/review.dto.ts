@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -26,8 +27,21 @@ import { CURSOR_PATTERN, NOT_A_CURSOR } from './cursor';
 /** A partner source: it appears in paths. */
 export const SOURCE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
 
+/** A partner's name: the longest text `q` of GET /admin/partners can match. */
+const PARTNER_NAME_MAX_LENGTH = 200;
+
 const text = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
 const oneOf = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;
+
+/** An optional search text (`q`): 1 to `max` characters, taken as given (not trimmed), storable. */
+const SearchText = (max: number) =>
+  applyDecorators(
+    ApiProperty({ type: 'string', minLength: 1, maxLength: max, pattern: NON_EMPTY_PATTERN, required: false }),
+    IsOptional(),
+    IsString({ message: text(max) }),
+    TextLength(1, max, { message: text(max) }),
+    StorableText(),
+  );
 
 export class CreateReviewerDto {
   /**
@@ -65,7 +79,7 @@ export class CreatePartnerDto {
    * Stored in NFC; unique as people read it, as the source is.
    * @example "Acme Markets Ltd."
    */
-  @RequiredText(200)
+  @RequiredText(PARTNER_NAME_MAX_LENGTH)
   name: string;
 }
 
@@ -159,7 +173,7 @@ const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /
 
 export class PageQueryDto {
   /**
-   * Page size, 1 to 100 (20 when omitted).
+   * Page size, 1 to 100 (50 when omitted).
    * @example 20
    */
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, required: false })
@@ -214,10 +228,16 @@ export class MarketListQueryDto extends PageQueryDto {
    * `%` and `_` are plain characters, not wildcards.
    * @example "btc"
    */
-  @ApiProperty({ type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: NON_EMPTY_PATTERN, required: false })
-  @IsOptional()
-  @IsString({ message: text(SLUG_MAX_LENGTH) })
-  @TextLength(1, SLUG_MAX_LENGTH, { message: text(SLUG_MAX_LENGTH) })
-  @StorableText()
+  @SearchText(SLUG_MAX_LENGTH)
+  q?: string;
+}
+
+export class PartnerListQueryDto extends PageQueryDto {
+  /**
+   * Part of the source or the name, 1 to 200 characters, matched as given (not trimmed) in any
+   * letter case; `%` and `_` are plain characters, not wildcards.
+   * @example "acme"
+   */
+  @SearchText(PARTNER_NAME_MAX_LENGTH)
   q?: string;
 }

@@ -175,6 +175,51 @@ describe('the back office page: an admin at work', () => {
     });
   });
 
+  it('pages through partners (and finds them), a partner\'s keys past the 20 it lists, and reviewers', async () => {
+    for (let i = 0; i < 50; i++) await seed.partner(`bulk-${String(i).padStart(2, '0')}`, `Bulk Partner ${i}`);
+    await seed.partner('keyring', 'Keyring Ltd.');
+    for (let i = 1; i < 25; i++) await seed.admin('post', '/admin/partners/keyring/keys');
+    for (let i = 0; i < 25; i++) await seed.reviewer(`paged-${i}`, 'reviewer');
+    await harness.run('account-pages', async (page) => {
+      await signIn(page, adminKey);
+      await openSection(page, 'Partners and keys');
+      const sources = () => page.locator('tbody tr td:first-child').allTextContents();
+      await expect(page.locator('tbody tr').count()).resolves.toBe(50);
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.getByText('Page 2').waitFor();
+      await expect(sources()).resolves.toEqual(expect.arrayContaining(['bulk-49', 'keyring']));
+
+      await page.getByLabel('Search').fill('BULK partner 4');
+      await page.getByRole('button', { name: 'Find' }).click();
+      await page.getByText('Page 2').waitFor({ state: 'detached' });
+      await expect(sources()).resolves.toEqual(['bulk-04', ...Array.from({ length: 10 }, (_, n) => `bulk-${40 + n}`)]);
+      await page.getByLabel('Search').fill('nobody-at-all');
+      await page.getByRole('button', { name: 'Find' }).click();
+      await page.getByText('No partner matches.').waitFor();
+
+      await page.getByLabel('Search').fill('keyring');
+      await page.getByRole('button', { name: 'Find' }).click();
+      const keyring = page.locator('tbody tr').filter({ hasText: 'Keyring Ltd.' });
+      await keyring.waitFor();
+      await expect(keyring.getByRole('button', { name: /^Revoke sok_/ }).count()).resolves.toBe(20);
+      await keyring.getByRole('link', { name: 'All keys of keyring' }).click();
+      await page.getByRole('heading', { name: 'Keys of keyring' }).waitFor();
+      await expect(page.locator('tbody tr').count()).resolves.toBe(25);
+      await page.getByRole('button', { name: /^Revoke sok_/ }).last().click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+      await page.getByRole('status').getByText(/^Key sok_.+ of keyring is revoked\.$/).waitFor();
+      await expect(page.locator('tbody tr').last().textContent()).resolves.toContain('revoked');
+      await expect(page.getByRole('button', { name: /^Revoke sok_/ }).count()).resolves.toBe(24);
+
+      await openSection(page, 'Reviewers');
+      await expect(page.locator('tbody tr').count()).resolves.toBe(50);
+      await expect(page.locator('tbody tr').first().textContent()).resolves.toContain('Ada');
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.getByText('Page 2').waitFor();
+      await expect(page.locator('tbody tr').last().textContent()).resolves.toContain('paged-24');
+    });
+  });
+
   it('shows a reviewer neither the admin sections nor the admin forms', async () => {
     const reviewerKey = await seed.reviewer('Rob', 'reviewer');
     await harness.run('reviewer-sections', async (page) => {

@@ -27,7 +27,8 @@ describe('the back office page: every page fits the screen', () => {
     const partnerKey = await seed.partner('northwind-markets', 'Northwind Prediction Markets International Ltd.');
     await seed.partner('acme', 'Acme');
     const issued: number[] = [];
-    for (let i = 0; i < 3; i++) issued.push((await seed.admin<{ key_id: number }>('post', '/admin/partners/northwind-markets/keys')).key_id);
+    // 20 keys in all: the partners page lists them with a link to all of them.
+    for (let i = 0; i < 19; i++) issued.push((await seed.admin<{ key_id: number }>('post', '/admin/partners/northwind-markets/keys')).key_id);
     await seed.admin('delete', `/admin/partners/northwind-markets/keys/${issued[0]}`);
 
     const resolved = (slug: string, verdict: string) =>
@@ -80,6 +81,7 @@ describe('the back office page: every page fits the screen', () => {
         await page.getByRole('region', { name: 'New key of acme' }).waitFor();
       },
     ],
+    ['partner-keys', (page) => visit(page, '#/partners/northwind-markets/keys', 'Keys of northwind-markets')],
     ['reviewers', (page) => visit(page, '#/reviewers', 'Reviewers')],
     ['audit', (page) => visit(page, '#/audit', 'Audit trail')],
   ];

@@ -163,14 +163,17 @@ export function cursorId(cursor: string): string | undefined {
   return [...cursor].reduce((id, digit) => id * 36n + BigInt(Number.parseInt(digit, 36)), 0n).toString();
 }
 
-/** GET /admin/disputes and /admin/audit query strings: 4000, or the page they ask for. */
+/** A listing's filter besides limit and cursor: the dispute queue's status, the partners' q. */
+export type PageFilter = 'status' | 'q';
+
+/** The page a listing's query string asks for (limit, cursor and its filter, if any), or 4000. */
 export function pageQueryModel(
   query: Query,
-  withStatus: boolean,
-): { code: 4000 } | { code: 0; limit: number; cursor?: string; status?: string } {
-  const known = withStatus ? ['limit', 'cursor', 'status'] : ['limit', 'cursor'];
+  filter?: PageFilter,
+): { code: 4000 } | { code: 0; limit: number; cursor?: string; status?: string; q?: string } {
+  const known = filter ? ['limit', 'cursor', filter] : ['limit', 'cursor'];
   if (!fields(query, known)) return { code: 4000 };
-  let limit = 20;
+  let limit = 50;
   if (own(query, 'limit')) {
     const raw = query.limit;
     if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) return { code: 4000 };
@@ -183,11 +186,29 @@ export function pageQueryModel(
     if (cursor === undefined) return { code: 4000 };
   }
   let status: string | undefined;
-  if (withStatus && own(query, 'status')) {
+  if (filter === 'status' && own(query, 'status')) {
     if (query.status !== 'open' && query.status !== 'closed') return { code: 4000 };
     status = query.status;
   }
-  return { code: 0, limit, cursor, status };
+  let q: string | undefined;
+  if (filter === 'q' && own(query, 'q')) {
+    // Taken as given (not trimmed): 1 to 200 characters (code points), storable.
+    if (typeof query.q !== 'string' || [...query.q].length < 1 || [...query.q].length > 200 || !storable(query.q)) return { code: 4000 };
+    q = query.q;
+  }
+  return { code: 0, limit, cursor, status, q };
+}
+
+/**
+ * Which of `texts` contain `q` in any letter case, as ILIKE finds it; undefined where that
+ * depends on the database's locale (a letter outside ASCII that has a case), so the model
+ * does not decide.
+ */
+export function containsIgnoringCase(texts: string[], q: string): boolean | undefined {
+  const ascii = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  const unicode = (text: string) => text.toLowerCase();
+  const byAscii = texts.some((text) => ascii(text).includes(ascii(q)));
+  return byAscii === texts.some((text) => unicode(text).includes(unicode(q))) ? byAscii : undefined;
 }
 
 /** What the app reads of a decoded body text: the value (undefined: none), or a parse failure. */

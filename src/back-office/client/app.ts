@@ -6,6 +6,7 @@ import type { Account } from './types';
 import { auditView } from './views/audit';
 import { disputeView } from './views/dispute';
 import { marketsView } from './views/markets';
+import { partnerKeysView } from './views/partner-keys';
 import { partnersView } from './views/partners';
 import { queueView } from './views/queue';
 import { reviewersView } from './views/reviewers';
@@ -25,6 +26,8 @@ const ROUTES: Route[] = [
   { path: /^\/disputes\/(\d{1,19})$/, view: disputeView, section: 'queue' },
   { path: /^\/markets$/, view: marketsView, section: 'markets' },
   { path: /^\/partners$/, view: partnersView, section: 'partners', adminOnly: true },
+  // A partner's source: letters, digits, ".", "_" and "-" (its keys page).
+  { path: /^\/partners\/([A-Za-z0-9._-]{1,64})\/keys$/, view: partnerKeysView, section: 'partners', adminOnly: true },
   { path: /^\/reviewers$/, view: reviewersView, section: 'reviewers', adminOnly: true },
   { path: /^\/audit$/, view: auditView, section: 'audit', adminOnly: true },
 ];

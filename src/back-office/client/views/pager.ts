@@ -23,6 +23,11 @@ export class Pager {
     await this.show(null);
   }
 
+  /** The page on screen again (after a write on it). */
+  async reload(): Promise<void> {
+    await this.show(this.cursor);
+  }
+
   private async show(cursor: string | null): Promise<void> {
     this.next = await this.loadPage(cursor);
     this.cursor = cursor;

@@ -1,24 +1,18 @@
+import { query } from '../api';
 import type { Context, View } from '../context';
-import { badge, button, field, h, identifier, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
-import { confirmAction } from './confirm';
+import { badge, field, h, identifier, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
+import type { Partner } from '../types';
+import { keysPath, revokeKeyButton } from './partner-keys';
+import { Pager } from './pager';
 import { newKeyPanel } from './secret';
 
-interface PartnerKey {
-  key_id: number;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+const PAGE_SIZE = 50;
+/** GET /admin/partners lists a partner's newest keys, this many at most. */
+const LISTED_KEYS = 20;
 
-interface Partner {
-  source: string;
-  name: string;
-  created_at: string;
-  keys: PartnerKey[];
-}
-
-/** Partners and their API keys (admins only): register a partner, issue and revoke keys. */
+/** Partners and their API keys (admins only): find and register partners, issue and revoke keys. */
 export const partnersView: View = async (context) => {
+  const search = h('input', { attrs: { type: 'search', name: 'q', maxlength: 200 } });
   const list = h('div', { class: 'list' });
   const issued = h('div');
   const showKey = (title: string, key: string, partner: string) => {
@@ -26,25 +20,41 @@ export const partnersView: View = async (context) => {
     issued.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
     issued.querySelector<HTMLElement>('h2')?.focus();
   };
-  const load = async () => {
-    const { partners } = await context.api<{ partners: Partner[] }>('GET', '/admin/partners');
+  // The search as of the last Find: paging goes on with it, whatever is typed since.
+  let q = '';
+  const pager = new Pager(async (cursor) => {
+    const page = await context.api<{ partners: Partner[]; next_cursor: string | null }>('GET', `/admin/partners${query({ q, limit: PAGE_SIZE, cursor })}`);
     const issueButton = (partner: Partner) =>
       writeButton('Issue a key', context.fail, async () => {
         const key = await context.api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`);
-        await load();
+        await pager.reload();
         showKey(`New key of ${partner.source}`, key.api_key, partner.source);
         context.done(`Key ${key.key_id} issued for ${partner.source}.`);
       }, `Issue a key for ${partner.source}`);
     // The button under the partner's keys, not in a column of its own: the table fits a laptop.
-    const rows = partners.map((partner) =>
-      row(identifier(partner.source), partner.name, when(partner.created_at), h('div', null, keyList(context, partner, load), issueButton(partner))),
+    const rows = page.partners.map((partner) =>
+      row(identifier(partner.source), partner.name, when(partner.created_at), h('div', null, keyList(context, partner, () => pager.reload()), issueButton(partner))),
     );
-    replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys'], rows, 'No partners yet.'));
-  };
-  await load();
-  context.show(h('h1', null, 'Partners and keys'), list, issued, createForm(context, showKey, load));
+    replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys'], rows, q ? 'No partner matches.' : 'No partners yet.'));
+    return page.next_cursor;
+  }, context.fail);
+
+  const find = h(
+    'form',
+    { class: 'panel filters', attrs: { role: 'search', 'aria-label': 'Find partners' } },
+    field('Search', search, 'Any part of the source or the name, in any letter case'),
+    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Find'),
+  );
+  whenSubmitted(find, context.fail, async () => {
+    q = search.value.trim();
+    await pager.first();
+    context.done('');
+  });
+  await pager.first();
+  context.show(h('h1', null, 'Partners and keys'), find, list, pager.element, issued, createForm(context, showKey, () => pager.reload()));
 };
 
+/** A partner's newest keys, and a link to all of them when there may be more. */
 function keyList(context: Context, partner: Partner, reload: () => Promise<void>): HTMLElement {
   return h(
     'ul',
@@ -59,20 +69,10 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
         ' ',
         h('span', null, 'created ', when(key.created_at)),
         ' ',
-        key.revoked_at
-          ? null
-          : button('Revoke', () => {
-              confirmAction(`Revoke key ${key.prefix}… of ${partner.source}?`, ['Requests with this key fail at once, on every instance.'], 'Revoke key')
-                .then(async (confirmed) => {
-                  if (!confirmed) return;
-                  await context.api('DELETE', `/admin/partners/${encodeURIComponent(partner.source)}/keys/${key.key_id}`);
-                  await reload();
-                  context.done(`Key ${key.prefix}… of ${partner.source} is revoked.`);
-                })
-                .catch(context.fail);
-            }, `Revoke ${key.prefix}…`),
+        key.revoked_at ? null : revokeKeyButton(context, partner.source, key, reload),
       ),
     ),
+    partner.keys.length >= LISTED_KEYS ? h('li', null, h('a', { attrs: { href: keysPath(partner.source) } }, `All keys of ${partner.source}`)) : null,
   );
 }
 

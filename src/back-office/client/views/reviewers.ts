@@ -1,35 +1,33 @@
+import { query } from '../api';
 import type { Context, View } from '../context';
 import { badge, button, field, h, replaceChildren, row, select, table, when, whenSubmitted, type Child } from '../dom';
+import type { Reviewer } from '../types';
 import { confirmAction } from './confirm';
+import { Pager } from './pager';
 import { newKeyPanel } from './secret';
 
-interface Reviewer {
-  id: number;
-  name: string;
-  role: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+const PAGE_SIZE = 50;
 
-/** Reviewer accounts (admins only): list, create (the key shown once), revoke. */
+/** Reviewer accounts (admins only), oldest first: list, create (the key shown once), revoke. */
 export const reviewersView: View = async (context) => {
   const list = h('div', { class: 'list' });
   const issued = h('div');
-  const load = async () => {
-    const { reviewers } = await context.api<{ reviewers: Reviewer[] }>('GET', '/admin/reviewers');
-    const rows = reviewers.map((reviewer) =>
+  const pager = new Pager(async (cursor) => {
+    const page = await context.api<{ reviewers: Reviewer[]; next_cursor: string | null }>('GET', `/admin/reviewers${query({ limit: PAGE_SIZE, cursor })}`);
+    const rows = page.reviewers.map((reviewer) =>
       row(
         reviewer.name,
         reviewer.role,
         when(reviewer.created_at),
         reviewer.revoked_at ? badge('revoked') : badge('active'),
-        revokedOrRevoke(context, reviewer, load),
+        revokedOrRevoke(context, reviewer, () => pager.reload()),
       ),
     );
     replaceChildren(list, table(['Name', 'Role', 'Created', 'Key', 'Revoked'], rows, 'No reviewer accounts yet.'));
-  };
-  await load();
-  context.show(h('h1', null, 'Reviewers'), list, issued, createForm(context, issued, load));
+    return page.next_cursor;
+  }, context.fail);
+  await pager.first();
+  context.show(h('h1', null, 'Reviewers'), list, pager.element, issued, createForm(context, issued, () => pager.reload()));
 };
 
 /** When the account was revoked, or a button to revoke it; not one's own (the API refuses: 4031). */

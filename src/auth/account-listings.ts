@@ -1,0 +1,35 @@
+/**
+ * The items of the admin listings of reviewers, partners and their keys, as PostgreSQL builds
+ * them (reviewers.service.ts, partner-keys.service.ts); the back office page reads them too.
+ */
+export interface ReviewerView {
+  id: number;
+  name: string;
+  role: 'admin' | 'reviewer';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A key as GET /admin/partners lists it under its partner. */
+export interface PartnerKeyView {
+  key_id: number;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** How many of its keys, the newest, a partner lists with it (contract §4); the rest page on their own. */
+export const PARTNER_LISTED_KEYS = 20;
+
+/** A partner with its newest keys (at most PARTNER_LISTED_KEYS of them). */
+export interface PartnerView {
+  source: string;
+  name: string;
+  created_at: string;
+  keys: PartnerKeyView[];
+}
+
+/** A key as GET /admin/partners/{source}/keys lists it. */
+export interface KeyView extends PartnerKeyView {
+  last_used_at: string | null;
+}
