@@ -24,7 +24,7 @@ import { type Environment, validateEnvironment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
-import { ApiDocsRoutes } from './docs/api-docs';
+import { ApiDocsRoutes } from './openapi/api-docs';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
 import { loggingOptions } from './observability/logging';

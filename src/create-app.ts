@@ -7,7 +7,7 @@ import { type Environment, validateEnvironment } from './config/environment';
 import { trustProxy } from './config/trust-proxy';
 import { ExpressAdapterWithDeadlines } from './common/http/http-server';
 import { parseQuery } from './common/http/query-parser';
-import { ApiDocsRoutes } from './docs/api-docs';
+import { ApiDocsRoutes } from './openapi/api-docs';
 import { StartupQuietLogger } from './observability/startup-quiet-logger';
 
 /**

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { ADMIN_KEY_SCHEME } from '../docs/api-docs';
+import { ADMIN_KEY_SCHEME } from '../openapi/api-docs';
 import type { ServiceRequest } from '../common/request-context';
 import type { AdminRole } from './reviewer.entity';
 import type { AdminActor } from './reviewers.service';

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
-import { PARTNER_KEY_SCHEME } from '../docs/api-docs';
+import { PARTNER_KEY_SCHEME } from '../openapi/api-docs';
 import type { ServiceRequest } from '../common/request-context';
 import type { AuthenticatedPartner } from './partner-keys.service';
 

@@ -9,8 +9,8 @@ import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
 import { RateLimit } from '../observability/rate-limits';
-import { ApiEnvelope } from '../docs/api-envelope.decorator';
-import { DisputeSubmitted } from '../docs/responses.schema';
+import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { DisputeSubmitted } from '../openapi/responses.schema';
 
 @ApiTags('partner')
 @RateLimit('dispute')

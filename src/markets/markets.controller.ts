@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { SLUG_PATTERN, TEXT_PATTERN } from '../common/validation';
-import { ApiEnvelope } from '../docs/api-envelope.decorator';
-import { PublicMarketData } from '../docs/responses.schema';
+import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { PublicMarketData } from '../openapi/responses.schema';
 import type { JsonText } from '../common/json-text';
 import { MarketsService } from './markets.service';
 import { SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';

@@ -25,9 +25,9 @@ import {
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
 import { RateLimit } from '../observability/rate-limits';
-import { ApiEnvelope, ApiIdParam } from '../docs/api-envelope.decorator';
+import { ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import type { ErrorName } from '../common/error-catalogue';
-import * as Schemas from '../docs/schemas';
+import * as Schemas from '../openapi/schemas';
 
 /** Codes every admin route can answer with: credentials, role, malformed input. */
 const READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
