@@ -1,11 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AccountsController } from './accounts.controller';
+import { AdminAccounts } from './admin-accounts';
 import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PartnerKeysService } from './partner-keys.service';
 import { ReviewersService } from './reviewers.service';
 
-/** Partners' API keys and back-office accounts; the guards are registered in AppModule. */
+/** Partners, their API keys and reviewer accounts; the guards are registered in AppModule. */
 @Module({
-  providers: [PartnerKeysService, ReviewersService, FailedAuthLimiter],
+  imports: [AuditModule],
+  controllers: [AccountsController],
+  providers: [PartnerKeysService, ReviewersService, FailedAuthLimiter, AdminAccounts],
   exports: [PartnerKeysService, ReviewersService, FailedAuthLimiter],
 })
 export class AuthModule {}

@@ -28,7 +28,7 @@ const MASTER_SKELETON = skeletonIgnoringCase(MASTER_ACTOR_NAME);
 const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name, or one that reads the same');
 
 const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
-// Waits for the admin writes in progress by the account (AuditService.record).
+// Waits for the admin writes in progress by the account (AuditTrail.record).
 const REVOKING_REVIEWER = statement('SELECT revoking_reviewer($1)');
 // Oldest first, after account $1.
 const REVIEWER_PAGE = statement<PageRow<ReviewerView>>(

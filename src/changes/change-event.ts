@@ -1,16 +1,14 @@
-import type { MarketItem } from '../markets/market-item';
-
 /** The kinds of change partners can see (contract §7), one event each. */
 export const CHANGE_TYPES = ['market.created', 'market.resolved', 'dispute.filed', 'dispute.decided'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
-/** An event as the changes feed and webhooks carry it. */
-export interface ChangeEvent {
+/** An event as the changes feed and webhooks carry it; `market` is the record right after the change. */
+export interface ChangeEvent<Market = unknown> {
   id: string;
   sequence: number;
   type: ChangeType;
   occurred_at: string;
-  market: MarketItem;
+  market: Market;
 }
 
 /** An event as a poll of the log reads it: what it changed, and the primary's position once it had a sequence. */

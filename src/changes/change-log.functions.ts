@@ -1,16 +1,8 @@
-import { MARKET_ITEM_JSON } from '../markets/market-item';
-
 /** The advisory lock (class, key) one sequencer holds at a time: "settlement-oracle change log". */
 const SEQUENCER_LOCK = '7103, 1';
 
 /** Events sequenced by one poll at most: the rest by the next ones. */
 const SEQUENCE_BATCH = 10_000;
-
-/** The public record of market `m` (markets/market-item.ts), for events written inside the database. */
-export const MARKET_ITEM_FUNCTION = `
-  CREATE OR REPLACE FUNCTION market_item(m markets) RETURNS json LANGUAGE sql STABLE AS $$
-    SELECT ${MARKET_ITEM_JSON}
-  $$`;
 
 /** An event of market `p_market_id`'s change, in the calling transaction, carrying its record as it is now. */
 export const APPEND_MARKET_EVENT_FUNCTION = `

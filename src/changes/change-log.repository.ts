@@ -48,9 +48,10 @@ export class ChangeLogRepository {
     await this.sql.rows(APPEND, [type, marketId], manager);
   }
 
-  async feed(source: string, after: string, limit: number) {
+  /** Up to `limit` of a source's events after `after`, and the log's ends. */
+  async feed<Market>(source: string, after: string, limit: number): Promise<{ head: string; deleted_through: string; changes: ChangeEvent<Market>[] }> {
     const [row] = await this.sql.readRows(FEED, [source, after, limit]);
-    return row;
+    return row as { head: string; deleted_through: string; changes: ChangeEvent<Market>[] };
   }
 
   /** Deletes up to `batch` events older than `days` days; how many it deleted. */

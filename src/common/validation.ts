@@ -199,3 +199,6 @@ export class ParseIdPipe implements PipeTransform<string, string> {
     return String(id);
   }
 }
+
+export const textMessage = (max: number) => `$property must be a non-empty string of at most ${max} characters`;
+export const oneOfMessage = (values: readonly string[]) => `$property must be one of: ${values.join(', ')}`;

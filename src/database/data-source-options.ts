@@ -5,7 +5,7 @@ import { Reviewer } from '../auth/reviewer.entity';
 import { Dispute } from '../disputes/dispute.entity';
 import { Market } from '../markets/market.entity';
 import { Proof } from '../markets/proof.entity';
-import { AuditEvent } from '../review/audit-event.entity';
+import { AuditEvent } from '../audit/audit-event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
 import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
 import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-PublicMarketChanges';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION, MARKET_ITEM_FUNCTION } from '../changes/change-log.functions';
+import { APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION } from '../changes/change-log.functions';
+import { MARKET_ITEM_FUNCTION } from '../markets/market-item';
 import { FILE_DISPUTE_FUNCTION } from '../disputes/file-dispute.function';
 
 /**

@@ -9,7 +9,7 @@ import { dataSourceOptions } from '../database/data-source-options';
 import { EmbeddedDatabase } from '../database/embedded-database';
 import { DatabaseActivity } from '../database/database-activity';
 import { Sql, statement } from '../database/sql';
-import { AuditService } from '../review/audit.service';
+import { AuditTrail } from '../audit/audit-trail';
 import { DEMO_SOURCE, LOCAL_ADMIN_NAME } from './demo-data.service';
 
 const ACTOR: AdminActor = { id: null, name: 'npm run demo:keys', role: 'admin' };
@@ -51,7 +51,7 @@ export async function issueDemoKeys(environment: Environment): Promise<DemoKeys>
   try {
     await dataSource.initialize();
     const sql = new Sql(dataSource, new DatabaseActivity(dataSource, environment.DB_CONNECT_TIMEOUT_MS));
-    return await new AuditService(sql).record(ACTOR, async (manager) => {
+    return await new AuditTrail(sql).record(ACTOR, async (manager) => {
       const [partner] = await sql.rows(DEMO_PARTNER, [DEMO_SOURCE], manager);
       if (!partner) throw noDemoData(dataDir);
       const { keyId, apiKey } = await issuePartnerKey(manager, partner.id);

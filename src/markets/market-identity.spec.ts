@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { normalizeSlug, normalizeSource } from './market-identity';
+import { normalizeSource } from '../auth/partner-source';
+import { normalizeSlug } from './market-identity';
 
 describe('normalizeSlug', () => {
   it.each([

@@ -1,7 +1,6 @@
 /** Canonical forms of a market's (source, slug) identity (contract §3). */
 
 export const SLUG_MAX_LENGTH = 256;
-export const SOURCE_MAX_LENGTH = 64;
 
 /**
  * Trims whitespace and any leading or trailing `/`, interleaved or not: " /nba/finals/ " and
@@ -10,8 +9,4 @@ export const SOURCE_MAX_LENGTH = 64;
  */
 export function normalizeSlug(raw: string): string {
   return raw.replace(/^[\s/]+|[\s/]+$/g, '');
-}
-
-export function normalizeSource(raw: string): string {
-  return raw.trim();
 }

@@ -69,3 +69,9 @@ export const MARKET_ITEM_JSON = `json_build_object(
       SELECT json_agg(${DISPUTE_ITEM_JSON} ORDER BY d.id)
       FROM disputes d WHERE d.market_id = m.id)
   )`;
+
+/** The public record of market `m` (MARKET_ITEM_JSON), for events written inside the database. */
+export const MARKET_ITEM_FUNCTION = `
+  CREATE OR REPLACE FUNCTION market_item(m markets) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT ${MARKET_ITEM_JSON}
+  $$`;

@@ -5,7 +5,8 @@ import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { PublicMarketData } from '../openapi/responses.schema';
 import type { JsonText } from '../common/json-text';
 import { MarketsService } from './markets.service';
-import { SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
+import { SOURCE_MAX_LENGTH } from '../auth/partner-source';
+import { SLUG_MAX_LENGTH } from './market-identity';
 import { parsePublicMarketQuery } from './public-market-query';
 import { RateLimit } from '../observability/rate-limits';
 

@@ -1,11 +1,20 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { ChangesController } from './changes-feed/changes.controller';
+import { ChangesFeed } from './changes-feed/changes-feed';
+import { MarketAdmin } from './market-admin';
+import { MarketWrites } from './market-writes';
+import { MarketsAdminController } from './markets-admin.controller';
 import { MarketsController } from './markets.controller';
 import { MarketsService } from './markets.service';
 import { PublicRecords } from './public-records/public-records';
 
+/** Markets: their public records and changes feed for partners, their administration for admins. */
 @Module({
-  controllers: [MarketsController],
-  providers: [MarketsService, PublicRecords],
-  exports: [MarketsService],
+  imports: [AuditModule, AuthModule],
+  controllers: [ChangesController, MarketsController, MarketsAdminController],
+  providers: [MarketsService, PublicRecords, ChangesFeed, MarketAdmin, MarketWrites],
+  exports: [MarketsService, MarketWrites],
 })
 export class MarketsModule {}

@@ -1,7 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { Problems, shown } from '../common/problems';
 import { isStorableText, isWithinLength } from '../common/validation';
-import { normalizeSlug, normalizeSource, SLUG_MAX_LENGTH, SOURCE_MAX_LENGTH } from './market-identity';
+import { normalizeSource, SOURCE_MAX_LENGTH } from '../auth/partner-source';
+import { normalizeSlug, SLUG_MAX_LENGTH } from './market-identity';
 
 export interface PublicMarketQuery {
   slug: string;

@@ -43,7 +43,7 @@ export function setUpApiDocs(app: INestApplication): void {
     .build();
   // The service is not open source: an SPDX reference of our own, as OpenAPI 3.1 allows.
   config.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as typeof config.info.license;
-  const document = finishDocument(SwaggerModule.createDocument(app, config));
+  const document = finishDocument(SwaggerModule.createDocument(app, config, { operationIdFactory: publishedOperationId }));
   // A reference only: no "Try it out", so the page never takes a key (clients call the API themselves).
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
@@ -70,4 +70,13 @@ export class ApiDocsRoutes implements OnModuleInit {
   onModuleInit(): void {
     if (this.app) setUpApiDocs(this.app);
   }
+}
+
+/**
+ * Generated clients name their methods by operation id: the admin routes keep the ids they were
+ * published with (ReviewController_*) whichever module's controller serves them now.
+ */
+const ADMIN_CONTROLLERS = new Set(['AccountsController', 'MarketsAdminController', 'ReviewController']);
+function publishedOperationId(controller: string, method: string): string {
+  return `${ADMIN_CONTROLLERS.has(controller) ? 'ReviewController' : controller}_${method}`;
 }

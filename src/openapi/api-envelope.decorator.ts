@@ -55,3 +55,7 @@ export function ApiEnvelope(data: Type<unknown>, summary: string, errors: ErrorN
 /** A path id: the positive integer ParseIdPipe accepts. */
 export const ApiIdParam = (name: string, example: number, description: string) =>
   ApiParam({ name, description, example, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } });
+
+/** Codes every admin route can answer with: credentials, role, malformed input; and a write's body. */
+export const ADMIN_READ: ErrorName[] = ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN', 'INVALID_REQUEST'];
+export const ADMIN_WRITE: ErrorName[] = [...ADMIN_READ, 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE'];

@@ -8,7 +8,7 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-event';
 import { ErrorCatalogue } from '../common/error-catalogue';
-import { CURSOR_PATTERN } from '../review/cursor';
+import { CURSOR_PATTERN } from '../common/cursor';
 
 const CATALOGUE = Object.values(ErrorCatalogue);
 

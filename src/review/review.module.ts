@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { AuditModule } from '../audit/audit.module';
 import { DisputesModule } from '../disputes/disputes.module';
 import { MarketsModule } from '../markets/markets.module';
-import { AuditService } from './audit.service';
-import { BackOfficeService } from './back-office.service';
 import { ReviewController } from './review.controller';
+import { Reviewing } from './reviewing';
 
+/** Reviewing: the dispute queue, decisions and the audit trail (the admin routes of reviewers). */
 @Module({
-  imports: [AuthModule, MarketsModule, DisputesModule],
+  imports: [AuditModule, MarketsModule, DisputesModule],
   controllers: [ReviewController],
-  providers: [AuditService, BackOfficeService],
+  providers: [Reviewing],
 })
 export class ReviewModule {}

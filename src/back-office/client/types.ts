@@ -7,9 +7,8 @@ import type { DisputeItem, MarketItem } from '../../markets/market-item';
 
 export type { AdminDispute } from '../../disputes/admin-dispute';
 export type { DisputeItem, MarketItem } from '../../markets/market-item';
-export type { AuditEventView as AuditEvent } from '../../review/audit-event-view';
-export type { AccountView as Account } from '../../review/account-view';
-export type { KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
+export type { AuditEventView as AuditEvent } from '../../audit/audit-event-view';
+export type { AccountView as Account, KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
 
 export type Proof = MarketItem['proofs'][number];
 export type Decision = NonNullable<AdminDispute['decision']> | NonNullable<DisputeItem['decision']>;

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { AdminActor } from '../auth/reviewers.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isDeadlock } from '../database/database-errors';
 import { Sql, statement } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
 import type { AuditEventView } from './audit-event-view';
+
+/** Who writes: a reviewer account, or the master key (no account, id null). */
+export interface AuditActor {
+  id: string | null;
+  name: string;
+}
 
 export interface AuditEntry {
   action: string;
@@ -14,7 +19,7 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-// The acting account, held until the write commits: false once revoked (see AuditService.record).
+// The acting account, held until the write commits: false once revoked (see AuditTrail.record).
 const HOLD_ACTOR = statement<{ held: boolean }>('SELECT hold_reviewer($1) AS held');
 const APPEND_EVENT = statement('INSERT INTO audit_events (actor, action, target, details) VALUES ($1, $2, $3, $4)');
 const AUDIT_PAGE = statement<Omit<AuditEventView, 'id'> & { id: string }>(`
@@ -29,7 +34,7 @@ export interface AuditedWrite<T> {
 
 /** The audit trail: every admin write is appended in the transaction of the write itself. */
 @Injectable()
-export class AuditService {
+export class AuditTrail {
   constructor(private readonly sql: Sql) {}
 
   /**
@@ -44,7 +49,7 @@ export class AuditService {
    * the other's: PostgreSQL ends one of the two transactions (a deadlock), which is run again
    * and then finds its account revoked.
    */
-  async record<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
+  async record<T>(actor: AuditActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     let result: T;
     try {
       result = await this.attempt(actor, write);
@@ -57,7 +62,7 @@ export class AuditService {
     return result;
   }
 
-  private attempt<T>(actor: AdminActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
+  private attempt<T>(actor: AuditActor, write: (manager: EntityManager) => Promise<AuditedWrite<T>>): Promise<T> {
     return this.sql.transaction(async (manager) => {
       if (actor.id !== null && !(await this.sql.rows(HOLD_ACTOR, [actor.id], manager))[0].held) {
         throw new ApiError(ErrorCatalogue.ADMIN_CREDENTIALS_INVALID);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeCursor, encodeCursor, encodeQueueCursor, nextPageCursor, queuePlaceAfterCursor } from './cursor';
+import { decodeCursor, encodeCursor, nextPageCursor } from './cursor';
 
 describe('cursors', () => {
   it('round-trips an id, up to the largest bigint', () => {
@@ -16,13 +16,6 @@ describe('cursors', () => {
 
   it.each([[''], ['ABC'], ['not a cursor!'], ['1zzzzzzzzzzzz'], ['-1'], ['aWQ6MTc']])('rejects %j with 4000', (cursor) => {
     expect(() => decodeCursor(cursor)).toThrow(expect.objectContaining({ code: 4000 }));
-  });
-
-  it('round-trips a place in the dispute queue, open or closed', () => {
-    expect(queuePlaceAfterCursor(encodeQueueCursor({ id: 41, status: 'open' }))).toEqual({ closed: false, id: '41' });
-    expect(queuePlaceAfterCursor(encodeQueueCursor({ id: '41', status: 'closed' }))).toEqual({ closed: true, id: '41' });
-    expect(queuePlaceAfterCursor(undefined)).toBeUndefined();
-    expect(() => queuePlaceAfterCursor('ABC')).toThrow(expect.objectContaining({ code: 4000 }));
   });
 
   it("names a bounded page's last row while more rows follow", () => {

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedPartner } from '../auth/partner-keys.service';
-import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { RequestContext } from '../common/request-context';
-import type { ChangeEvent } from './change-event';
-import { ChangeLogRepository } from './change-log.repository';
-import { ChangeWaiters } from './change-waiters';
+import type { AuthenticatedPartner } from '../../auth/partner-keys.service';
+import { ApiError, ErrorCatalogue } from '../../common/error-catalogue';
+import type { RequestContext } from '../../common/request-context';
+import type { ChangeEvent } from '../../changes/change-event';
+import { ChangeLogRepository } from '../../changes/change-log.repository';
+import { ChangeWaiters } from '../../changes/change-waiters';
+import type { MarketItem } from '../market-item';
 import type { ChangesQueryDto } from './changes-query.dto';
+
+type MarketChange = ChangeEvent<MarketItem>;
 
 const DEFAULT_LIMIT = 100;
 
@@ -17,7 +20,7 @@ export class ChangesFeed {
     private readonly waiters: ChangeWaiters,
   ) {}
 
-  async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext): Promise<{ changes: ChangeEvent[]; next_after: number }> {
+  async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext): Promise<{ changes: MarketChange[]; next_after: number }> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_LIMIT;
     let page = await this.page(partner.source, after, limit);
@@ -30,8 +33,8 @@ export class ChangesFeed {
     return { changes: page, next_after: page.at(-1)?.sequence ?? after };
   }
 
-  private async page(source: string, after: number, limit: number): Promise<ChangeEvent[]> {
-    const { head, deleted_through: deletedThrough, changes } = await this.repository.feed(source, String(after), limit);
+  private async page(source: string, after: number, limit: number): Promise<MarketChange[]> {
+    const { head, deleted_through: deletedThrough, changes } = await this.repository.feed<MarketItem>(source, String(after), limit);
     if (after > 0 && after < Number(deletedThrough)) {
       throw new ApiError(
         ErrorCatalogue.CHANGES_CURSOR_EXPIRED,

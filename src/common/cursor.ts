@@ -1,5 +1,4 @@
-import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { QueuePlace } from '../disputes/disputes.service';
+import { ApiError, ErrorCatalogue } from './error-catalogue';
 
 /** A page's size when the query names none (contract §4). */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -46,19 +45,4 @@ export function nextCursor<Row extends { id: string | number }>(
 /** The `next_cursor` of a bounded page (database/bounded-page.ts): its last row's id while more follow, else null. */
 export function nextPageCursor(page: { hasMore: boolean; lastId: string | null }): string | null {
   return page.hasMore && page.lastId !== null ? encodeCursor(page.lastId) : null;
-}
-
-/**
- * The dispute queue's cursors name a place in it (open before closed, then id) as one number:
- * the id times two, plus one among the closed.
- */
-export function encodeQueueCursor(last: { id: string | number; status: string }): string {
-  return encodeCursor(BigInt(last.id) * 2n + (last.status === 'closed' ? 1n : 0n));
-}
-
-/** The place in the dispute queue a query's optional `cursor` names (4000 for one not issued). */
-export function queuePlaceAfterCursor(cursor: string | undefined): QueuePlace | undefined {
-  if (cursor === undefined) return undefined;
-  const place = BigInt(decodeCursor(cursor));
-  return { closed: place % 2n === 1n, id: (place / 2n).toString() };
 }

@@ -1,11 +1,11 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
-import type { AuthenticatedPartner } from '../auth/partner-keys.service';
-import type { ServiceRequest } from '../common/request-context';
-import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { ChangesPage } from '../openapi/responses.schema';
-import { RateLimit } from '../observability/rate-limits';
+import { CurrentPartner, PartnerAuth } from '../../auth/partner-auth.decorator';
+import type { AuthenticatedPartner } from '../../auth/partner-keys.service';
+import type { ServiceRequest } from '../../common/request-context';
+import { ApiEnvelope } from '../../openapi/api-envelope.decorator';
+import { ChangesPage } from '../../openapi/responses.schema';
+import { RateLimit } from '../../observability/rate-limits';
 import { ChangesFeed } from './changes-feed';
 import { ChangesQueryDto } from './changes-query.dto';
 

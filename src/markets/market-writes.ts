@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type AuditActor, type AuditedWrite, AuditTrail } from '../audit/audit-trail';
+import type { ChangeType } from '../changes/change-event';
+import { ChangeLog } from '../changes/change-log';
+
+/** An audited write to one market's public record, naming the market it changed. */
+export interface AuditedMarketWrite<T> extends AuditedWrite<T> {
+  market: { id: string | number; source: string; slug: string };
+}
+
+/** Admin writes that change a market's public record: the write, its audit event and its change event commit together. */
+@Injectable()
+export class MarketWrites {
+  constructor(
+    private readonly audit: AuditTrail,
+    private readonly changes: ChangeLog,
+  ) {}
+
+  /** Answered once this instance has the change (ChangeLog.written), so its next read shows it. */
+  async record<T>(actor: AuditActor, type: ChangeType, write: (manager: EntityManager) => Promise<AuditedMarketWrite<T>>): Promise<T> {
+    let market!: AuditedMarketWrite<T>['market'];
+    const result = await this.audit.record(actor, async (manager) => {
+      const outcome = await write(manager);
+      market = outcome.market;
+      await this.changes.append(manager, type, String(market.id));
+      return outcome;
+    });
+    await this.changes.written(market.source, market.slug);
+    return result;
+  }
+}

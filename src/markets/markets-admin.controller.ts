@@ -1,0 +1,60 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import type { AdminActor } from '../auth/reviewers.service';
+import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
+import { NoQuery } from '../common/no-fields';
+import { ParseIdPipe } from '../common/validation';
+import { RateLimit } from '../observability/rate-limits';
+import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
+import * as Schemas from '../openapi/schemas';
+import { MarketAdmin } from './market-admin';
+import { CreateMarketDto, MarketListQueryDto, ResolveMarketDto } from './market-admin.dto';
+import { MarketsService } from './markets.service';
+
+/** The admin API's markets: found, created and resolved (contract §4). */
+@ApiTags('admin')
+@RateLimit('admin')
+@Controller('admin')
+export class MarketsAdminController {
+  constructor(
+    private readonly admin: MarketAdmin,
+    private readonly markets: MarketsService,
+  ) {}
+
+  @Get('markets')
+  @AdminAuth('reviewer')
+  @ApiEnvelope(Schemas.MarketList, 'Find markets by source, status and part of the slug, newest first', ADMIN_READ)
+  async listMarkets(@Query() query: MarketListQueryDto) {
+    const { markets, hasMore } = await this.markets.listMarkets({
+      source: query.source,
+      status: query.status,
+      slugContains: query.q,
+      beforeId: idAfterCursor(query.cursor),
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { markets, next_cursor: nextCursor(markets, hasMore) };
+  }
+
+  @Post('markets')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  @ApiEnvelope(Schemas.MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
+  createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
+    return this.admin.createMarket(actor, body.source, body.slug);
+  }
+
+  @Post('markets/:id/resolve')
+  @ApiIdParam('id', 2, 'The market\'s id')
+  @HttpCode(200)
+  @AdminAuth('admin')
+  @ApiEnvelope(Schemas.MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...ADMIN_WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
+  resolveMarket(
+    @Param('id', ParseIdPipe) id: string,
+    @CurrentActor() actor: AdminActor,
+    @Body() body: ResolveMarketDto,
+    @Query() _query: NoQuery,
+  ) {
+    return this.admin.resolveMarket(actor, id, body);
+  }
+}
