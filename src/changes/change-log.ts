@@ -29,8 +29,8 @@ export interface ChangeListener {
  * CHANGES_POLL_INTERVAL_MS (sequencing what can be) and tells its listeners every event in
  * order, from a cursor, so none is missed across failures. It is live while its last poll
  * succeeded within CHANGES_DEAF_AFTER_MS and no event has waited longer than that for its
- * sequence (a transaction running long holds the log back); not live, the public record cache is
- * bypassed.
+ * sequence (a transaction running long holds the log back); a failed poll ends it at once. Not
+ * live, the public record cache is bypassed.
  */
 @Injectable()
 export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -146,7 +146,9 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
     } catch (error) {
       this.metrics.changeLogPollFailures.inc();
-      if (this.live) this.logger.warn(`reading the change log failed: ${(error as Error).message}`);
+      // Changes may be missed from now on: the cache is bypassed until a poll succeeds.
+      if (this.isLive) this.logger.warn(`reading the change log failed, the public record cache is bypassed: ${(error as Error).message}`);
+      this.isLive = false;
       throw error;
     }
   }
