@@ -1,3 +1,4 @@
+import { CREDENTIAL_HOLD_FUNCTIONS } from './auth/credential-holds.functions';
 import { APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION } from './changes/change-log.functions';
 import type { DatabaseSchema } from './database/database.module';
 import { FILE_DISPUTE_FUNCTION } from './disputes/file-dispute.function';
@@ -9,5 +10,5 @@ import { MARKET_ITEM_FUNCTION } from './markets/market-item';
  * order: a LANGUAGE sql body is checked against what exists when it is created.
  */
 export const SCHEMA: DatabaseSchema = {
-  functions: [MARKET_ITEM_FUNCTION, APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION, FILE_DISPUTE_FUNCTION],
+  functions: [...CREDENTIAL_HOLD_FUNCTIONS, MARKET_ITEM_FUNCTION, APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION, FILE_DISPUTE_FUNCTION],
 };
