@@ -30,5 +30,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "require('node:http').get({host:'127.0.0.1',port:process.env.PORT||3000,path:'/health/live',timeout:2000},(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
 # node is the container's main process, so SIGTERM reaches the graceful shutdown. The flags are
 # `npm run start:prod`'s. Set DATABASE_URL (without it the process stops with one line: the image
-# has no embedded PostgreSQL). Migrations: `node dist/database/migrate.js run|revert|show`.
+# has no embedded PostgreSQL). Migrations: `node dist/migrate.js run|revert|show`.
 CMD ["node", "--max-old-space-size=96", "--max-semi-space-size=8", "--no-maglev", "dist/main.js"]

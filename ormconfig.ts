@@ -1,4 +1,4 @@
-// The TypeORM CLI's data source (npm run migration:*). It shares its options with the app.
+// The TypeORM CLI's data source (npx typeorm-ts-node-commonjs migration:show -d ormconfig.ts): the app's migrations.
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { validateEnvironment } from './src/config/environment';

@@ -141,12 +141,13 @@ export async function applyMigrations(url) {
   const { DataSource } = require('typeorm');
   const { dataSourceOptions } = requireDist('database/data-source-options.js');
   const { runMigrationsExclusively } = requireDist('database/run-migrations.js');
+  const { SCHEMA } = requireDist('schema.js');
   const dataSource = new DataSource({
     ...dataSourceOptions({ url, poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 600_000 }),
   });
   await dataSource.initialize();
   try {
-    return await runMigrationsExclusively(dataSource);
+    return await runMigrationsExclusively(dataSource, SCHEMA.functions);
   } finally {
     await dataSource.destroy();
   }

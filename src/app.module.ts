@@ -34,13 +34,14 @@ import { RateLimitGuard } from './observability/rate-limit.guard';
 import { rateLimitOptions } from './observability/rate-limits';
 import { RequestObservationMiddleware } from './observability/request-observation.middleware';
 import { ReviewModule } from './review/review.module';
+import { SCHEMA } from './schema';
 
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
     LoggerModule.forRootAsync({ inject: [ConfigService], useFactory: loggingOptions }),
     ThrottlerModule.forRootAsync({ inject: [ConfigService, MetricsService], useFactory: rateLimitOptions }),
-    DatabaseModule,
+    DatabaseModule.forRoot(SCHEMA),
     ObservabilityModule,
     ChangesModule,
     HealthModule,

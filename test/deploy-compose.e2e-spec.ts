@@ -88,7 +88,7 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('migrates once, before any instance starts', () => {
-    expect(services.migrate).toMatchObject({ command: ['node', 'dist/database/migrate.js', 'run'], restart: 'no' });
+    expect(services.migrate).toMatchObject({ command: ['node', 'dist/migrate.js', 'run'], restart: 'no' });
     for (const name of ['api', 'webhook-workers']) expect(services[name].depends_on?.migrate).toEqual({ condition: 'service_completed_successfully' });
   });
 

@@ -115,7 +115,7 @@ describe('deploy/k8s', () => {
 
   it("migrates with the image's migrate.js on the primary's session URL", () => {
     const [job] = objects.filter(({ kind }) => kind === 'Job');
-    expect(containerOf(job).command).toEqual(['node', 'dist/database/migrate.js', 'run']);
+    expect(containerOf(job).command).toEqual(['node', 'dist/migrate.js', 'run']);
     expect([...variables(job).fromSecrets]).toEqual(['DATABASE_DIRECT_URL']);
   });
 

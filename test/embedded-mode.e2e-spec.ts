@@ -77,9 +77,8 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       type: 'override',
       partner_final_verdict: 'NO',
     });
-    const { DataSource } = await import('typeorm');
-    const [{ markets, admins }] = await second
-      .get(DataSource)
+    const { AppDatabase } = await import('./support/app-database');
+    const [{ markets, admins }] = await new AppDatabase(second)
       .query(`SELECT (SELECT count(*)::int FROM markets) AS markets,
                      (SELECT count(*)::int FROM reviewers WHERE role = 'admin') AS admins`);
     expect({ markets, admins }).toEqual({ markets: 4, admins: 1 });
@@ -91,9 +90,9 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     const { validateEnvironment } = await import('../src/config/environment');
     const environment = validateEnvironment(process.env);
     const app = await boot();
-    const { DataSource } = await import('typeorm');
+    const { AppDatabase } = await import('./support/app-database');
     const activeKeys = async () =>
-      (await app.get(DataSource).query('SELECT prefix FROM api_keys WHERE revoked_at IS NULL ORDER BY id')).map((row: { prefix: string }) => row.prefix);
+      (await new AppDatabase(app).query('SELECT prefix FROM api_keys WHERE revoked_at IS NULL ORDER BY id')).map((row: { prefix: string }) => row.prefix);
     const works = async (keys: { apiKey: string; adminKey: string }) => {
       const filed = await request(app.getHttpServer()).post('/oracle/markets/dispute/submit').set('x-api-key', keys.apiKey).send({ market_id: 987654, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
       const listed = await request(app.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${keys.adminKey}`);
@@ -103,10 +102,10 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     expect(await works(whileRunning)).toEqual([4040, 0]);
     const before = await activeKeys();
     // The local admin's name taken by a reviewer: refused, and the partner key of the same run is not left behind.
-    await app.get(DataSource).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
+    await new AppDatabase(app).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
     await expect(issueDemoKeys(environment)).rejects.toThrow('the reviewer account local-admin is not an admin');
     expect(await activeKeys()).toEqual(before);
-    await app.get(DataSource).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
+    await new AppDatabase(app).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
     await app.close();
 
     const whileStopped = await issueDemoKeys(environment);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { QueryRunner } from 'typeorm';
+import type { QueryRunner } from './support/app-database';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const MASTER = 'pool-overload-master-key-0123456789abcdef';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { QueryRunner } from 'typeorm';
+import type { QueryRunner } from './support/app-database';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const MASTER = 'test-master-key-0123456789abcdef';

@@ -1,11 +1,13 @@
+import type { AdminRole } from './admin-role';
+
 /**
  * The items of the admin listings of reviewers, partners and their keys, as PostgreSQL builds
- * them (reviewers.service.ts, partner-keys.service.ts); the back office page reads them too.
+ * them (auth.repository.ts); the back office page reads them too.
  */
 export interface ReviewerView {
   id: number;
   name: string;
-  role: 'admin' | 'reviewer';
+  role: AdminRole;
   created_at: string;
   revoked_at: string | null;
 }
@@ -39,5 +41,5 @@ export interface AccountView {
   /** The reviewer account's id; null for the master key, which is no account. */
   id: number | null;
   name: string;
-  role: 'admin' | 'reviewer';
+  role: AdminRole;
 }

@@ -3,7 +3,7 @@ import { IsDefined, IsIn, Matches } from 'class-validator';
 import { PageQueryDto, SearchText } from '../common/page-query.dto';
 import { oneOfMessage, RequiredText } from '../common/validation';
 import { SOURCE_MAX_LENGTH, SOURCE_PATTERN } from './partner-source';
-import { ADMIN_ROLES, type AdminRole } from './reviewer.entity';
+import { ADMIN_ROLES, type AdminRole } from './admin-role';
 
 /** A partner's name: the longest text `q` of GET /admin/partners can match. */
 const PARTNER_NAME_MAX_LENGTH = 200;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import type { AccountView } from './account-listings';
 import { PartnerKeysService } from './partner-keys.service';
-import type { AdminRole } from './reviewer.entity';
+import type { AdminRole } from './admin-role';
 import { type AdminActor, ReviewersService } from './reviewers.service';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -17,8 +17,8 @@ export class AdminAccounts {
   ) {}
 
   createReviewer(actor: AdminActor, name: string, role: AdminRole) {
-    return this.audit.record(actor, async (manager) => {
-      const { reviewer, apiKey } = await this.reviewers.createReviewer(manager, name, role);
+    return this.audit.record(actor, async (tx) => {
+      const { reviewer, apiKey } = await this.reviewers.createReviewer(tx, name, role);
       return {
         result: { id: Number(reviewer.id), name: reviewer.name, role: reviewer.role, api_key: apiKey },
         audit: { action: 'reviewer.created', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name, role, prefix: reviewer.prefix } },
@@ -27,8 +27,8 @@ export class AdminAccounts {
   }
 
   revokeReviewer(actor: AdminActor, id: string) {
-    return this.audit.record(actor, async (manager) => {
-      const { reviewer, revokedNow } = await this.reviewers.revokeReviewer(manager, actor, id);
+    return this.audit.record(actor, async (tx) => {
+      const { reviewer, revokedNow } = await this.reviewers.revokeReviewer(tx, actor, id);
       return {
         result: { id: Number(reviewer.id), revoked_at: iso(reviewer.revokedAt) },
         audit: revokedNow ? { action: 'reviewer.revoked', target: `reviewer:${reviewer.id}`, details: { name: reviewer.name } } : null,
@@ -37,8 +37,8 @@ export class AdminAccounts {
   }
 
   createPartner(actor: AdminActor, source: string, name: string) {
-    return this.audit.record(actor, async (manager) => {
-      const { partner, keyId, apiKey } = await this.partnerKeys.createPartner(manager, source, name);
+    return this.audit.record(actor, async (tx) => {
+      const { partner, keyId, apiKey } = await this.partnerKeys.createPartner(tx, source, name);
       return {
         result: { source: partner.source, name: partner.name, key_id: Number(keyId), api_key: apiKey },
         audit: { action: 'partner.created', target: `partner:${partner.source}`, details: { name: partner.name, key_id: Number(keyId) } },
@@ -47,9 +47,9 @@ export class AdminAccounts {
   }
 
   issueKey(actor: AdminActor, source: string) {
-    return this.audit.record(actor, async (manager) => {
-      const partner = await this.partnerKeys.requirePartner(manager, source);
-      const { keyId, apiKey } = await this.partnerKeys.issueKey(manager, partner.id);
+    return this.audit.record(actor, async (tx) => {
+      const partner = await this.partnerKeys.requirePartner(tx, source);
+      const { keyId, apiKey } = await this.partnerKeys.issueKey(tx, partner.id);
       return {
         result: { key_id: Number(keyId), api_key: apiKey },
         audit: { action: 'key.issued', target: `partner:${source}`, details: { key_id: Number(keyId) } },
@@ -58,9 +58,9 @@ export class AdminAccounts {
   }
 
   revokeKey(actor: AdminActor, source: string, keyId: string) {
-    return this.audit.record(actor, async (manager) => {
-      const partner = await this.partnerKeys.requirePartner(manager, source);
-      const { key, revokedNow } = await this.partnerKeys.revokeKey(manager, partner.id, keyId);
+    return this.audit.record(actor, async (tx) => {
+      const partner = await this.partnerKeys.requirePartner(tx, source);
+      const { key, revokedNow } = await this.partnerKeys.revokeKey(tx, partner.id, keyId);
       return {
         result: { key_id: Number(key.id), revoked_at: iso(key.revokedAt) },
         audit: revokedNow ? { action: 'key.revoked', target: `partner:${source}`, details: { key_id: Number(key.id), prefix: key.prefix } } : null,

@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } 
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { ADMIN_KEY_SCHEME } from '../openapi/api-docs';
 import type { ServiceRequest } from '../common/request-context';
-import type { AdminRole } from './reviewer.entity';
+import type { AdminRole } from './admin-role';
 import type { AdminActor } from './reviewers.service';
 
 export const ADMIN_AUTH = 'auth:admin';

@@ -5,7 +5,7 @@ import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
 import { ADMIN_AUTH } from './admin-auth.decorator';
 import { FailedAuthLimiter } from './failed-auth-limiter';
-import type { AdminRole } from './reviewer.entity';
+import type { AdminRole } from './admin-role';
 import { ReviewersService } from './reviewers.service';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

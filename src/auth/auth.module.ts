@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsController } from './accounts.controller';
 import { AdminAccounts } from './admin-accounts';
+import { AuthRepository } from './auth.repository';
 import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PartnerKeysService } from './partner-keys.service';
 import { ReviewersService } from './reviewers.service';
@@ -10,7 +11,7 @@ import { ReviewersService } from './reviewers.service';
 @Module({
   imports: [AuditModule],
   controllers: [AccountsController],
-  providers: [PartnerKeysService, ReviewersService, FailedAuthLimiter, AdminAccounts],
+  providers: [AuthRepository, PartnerKeysService, ReviewersService, FailedAuthLimiter, AdminAccounts],
   exports: [PartnerKeysService, ReviewersService, FailedAuthLimiter],
 })
 export class AuthModule {}

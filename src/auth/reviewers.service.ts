@@ -1,17 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { timingSafeEqual } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { skeletonIgnoringCase, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
-import { boundedPage, type Page, pageOf, type PageRow } from '../database/bounded-page';
-import { isUniqueViolation } from '../database/database-errors';
-import { Sql, statement } from '../database/sql';
-import { rfc3339 } from '../database/sql-fragments';
+import type { Page } from '../database/bounded-page';
+import type { Transaction } from '../database/sql';
 import type { ReviewerView } from './account-listings';
+import type { AdminRole } from './admin-role';
+import { AuthRepository, REVIEWER_NAME_TAKEN, type Reviewer } from './auth.repository';
 import { generateKey, hashKey } from './key-hashing';
-import { type AdminRole, Reviewer } from './reviewer.entity';
 
 /** Who is calling the admin API. */
 export interface AdminActor {
@@ -25,28 +23,13 @@ export interface AdminActor {
 export const MASTER_ACTOR_NAME = 'master';
 const MASTER_SKELETON = skeletonIgnoringCase(MASTER_ACTOR_NAME);
 
-const nameTaken = () => new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'a reviewer account or the master key has that name, or one that reads the same');
-
-const ACCOUNT_BY_KEY = statement<AdminActor & { id: string }>('SELECT id, name, role FROM reviewers WHERE key_hash = $1 AND revoked_at IS NULL');
-// Waits for the admin writes in progress by the account (AuditTrail.record).
-const REVOKING_REVIEWER = statement('SELECT revoking_reviewer($1)');
-// Oldest first, after account $1.
-const REVIEWER_PAGE = statement<PageRow<ReviewerView>>(
-  boundedPage(
-    `SELECT r.id, json_build_object('id', r.id, 'name', r.name, 'role', r.role,
-      'created_at', ${rfc3339('r.created_at')}, 'revoked_at', ${rfc3339('r.revoked_at')}) AS item
-    FROM reviewers r WHERE r.id > $1 ORDER BY r.id LIMIT $2`,
-    'id',
-  ),
-);
-
 /** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
 @Injectable()
 export class ReviewersService {
   private readonly masterKeyHash: Buffer | null;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly repository: AuthRepository,
     config: ConfigService<Environment, true>,
   ) {
     const masterKey = config.get('ADMIN_MASTER_KEY', { infer: true });
@@ -58,8 +41,7 @@ export class ReviewersService {
     if (this.masterKeyHash && timingSafeEqual(this.masterKeyHash, Buffer.from(hash, 'hex'))) {
       return { id: null, name: MASTER_ACTOR_NAME, role: 'admin' };
     }
-    const [account] = await this.sql.rows(ACCOUNT_BY_KEY, [hash]);
-    return account ?? null;
+    return (await this.repository.accountByKey(hash)) ?? null;
   }
 
   /**
@@ -67,39 +49,39 @@ export class ReviewersService {
    * trail name who acted: 4093 if another account's (revoked or not) or the master key's has the
    * same skeleton whatever the letter case (`uq_reviewers_name`, on lower(name), is SQL's floor).
    */
-  async createReviewer(manager: EntityManager, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
+  async createReviewer(tx: Transaction, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
     const name = toStored(given);
     const nameSkeleton = skeletonIgnoringCase(name);
-    if (nameSkeleton === MASTER_SKELETON) throw nameTaken();
-    const generated = generateKey('admin');
-    let reviewer: Reviewer;
-    try {
-      reviewer = await manager.save(manager.create(Reviewer, { name, nameSkeleton, role, keyHash: generated.hash, prefix: generated.prefix }));
-    } catch (error) {
-      if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name')) throw nameTaken();
-      throw error;
-    }
-    return { reviewer, apiKey: generated.key };
+    if (nameSkeleton === MASTER_SKELETON) throw REVIEWER_NAME_TAKEN;
+    const key = generateKey('admin');
+    const reviewer = await this.repository.insertReviewer(tx, { name, nameSkeleton, role, key });
+    return { reviewer, apiKey: key.key };
+  }
+
+  /** A new key for the admin account `name`, created if missing; null when the name is a reviewer's, not an admin's. */
+  async replaceAdminKey(tx: Transaction, name: string): Promise<{ id: string; apiKey: string; prefix: string } | null> {
+    const key = generateKey('admin');
+    const id = await this.repository.replaceAdminKey(tx, name, skeletonIgnoringCase(name), key);
+    return id === undefined ? null : { id, apiKey: key.key, prefix: key.prefix };
   }
 
   /** One page of accounts, oldest first (at most PAGE_BYTES of them). */
-  async listReviewers(page: { afterId?: string; limit: number }): Promise<Page<ReviewerView>> {
-    return pageOf(await this.sql.readRows(REVIEWER_PAGE, [page.afterId ?? '0', page.limit + 1]), page.limit);
+  listReviewers(page: { afterId?: string; limit: number }): Promise<Page<ReviewerView>> {
+    return this.repository.reviewerPage(page.afterId ?? '0', page.limit);
   }
 
   /**
    * Revokes a reviewer's key (idempotent: `revokedNow` is false if it already was): it stops
    * working at once on every instance. An account cannot revoke itself (4031).
    */
-  async revokeReviewer(manager: EntityManager, actor: AdminActor, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
+  async revokeReviewer(tx: Transaction, actor: AdminActor, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
     // Not one's own: the last admin account would lock every admin out where no master key is set.
     if (actor.id === id) throw new ApiError(ErrorCatalogue.FORBIDDEN, 'an account cannot revoke itself: another admin, or the master key, can');
-    await this.sql.rows(REVOKING_REVIEWER, [id], manager);
-    const reviewer = await manager.findOne(Reviewer, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    const reviewer = await this.repository.lockReviewerForRevocation(tx, id);
     if (!reviewer) throw new ApiError(ErrorCatalogue.REVIEWER_NOT_FOUND);
     if (reviewer.revokedAt) return { reviewer, revokedNow: false };
     reviewer.revokedAt = new Date();
-    await manager.update(Reviewer, id, { revokedAt: reviewer.revokedAt });
+    await this.repository.revokeReviewer(tx, id, reviewer.revokedAt);
     return { reviewer, revokedNow: true };
   }
 }

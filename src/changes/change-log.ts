@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
 import { ReadReplicas } from '../database/read-replicas';
+import type { Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChangeType, LoggedChange } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
@@ -101,9 +101,9 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     return deleted;
   }
 
-  /** In `manager`'s transaction: the event of a change to market `marketId`. */
-  append(manager: EntityManager, type: ChangeType, marketId: string): Promise<void> {
-    return this.repository.append(manager, type, marketId);
+  /** In `tx`: the event of a change to market `marketId`. */
+  append(tx: Transaction, type: ChangeType, marketId: string): Promise<void> {
+    return this.repository.append(tx, type, marketId);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { raw, sql, type Statement } from './sql';
+
 /** The most JSON one page of a back-office list carries, whatever its `limit`. */
 export const PAGE_BYTES = 256 * 1024;
 
@@ -8,12 +10,13 @@ export const PAGE_BYTES = 256 * 1024;
  * one), and each tells how many the page query found. A hundred records of the longest texts the
  * API takes are ~9 MB: a few such pages at once took more than the heap.
  */
-export function boundedPage(pageSql: string, orderBy: string): string {
-  return `SELECT id, item, found FROM (
+export function boundedPage<T>(pageSql: Statement, orderBy: string): Statement<PageRow<T>> {
+  const order = raw(orderBy);
+  return sql<PageRow<T>>`SELECT id, item, found FROM (
     SELECT *, count(*) OVER () AS found,
-      sum(octet_length(item::text)) OVER (ORDER BY ${orderBy} ROWS UNBOUNDED PRECEDING) - octet_length(item::text) AS before
+      sum(octet_length(item::text)) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) - octet_length(item::text) AS before
     FROM (${pageSql}) page) sized
-  WHERE before < ${PAGE_BYTES} ORDER BY ${orderBy}`;
+  WHERE before < ${raw(String(PAGE_BYTES))} ORDER BY ${order}`;
 }
 
 /** A row of a boundedPage statement. */

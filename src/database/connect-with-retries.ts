@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, type DataSourceOptions } from 'typeorm';
 import { StartupError } from '../config/startup-error';
 import { isDatabaseUnavailable } from './database-errors';
 
@@ -10,16 +9,16 @@ const DELAY_MS = 2000;
 const REFUSALS = /^(08P01|28|3D000|42501)/;
 
 /**
- * Opens the pool, waiting for a database that is not up yet (instances often start beside
- * it): one warning line per attempt, then a StartupError naming the database (never its
- * password) and the reason. A refusal by the database or a pooler in front of it (a startup
- * parameter it does not take, credentials, a database that does not exist) is not retried.
+ * Connects (`connect()`) to the database at `url`, waiting for one that is not up yet (instances
+ * often start beside it): one warning line per attempt, then a StartupError naming the database
+ * (never its password) and the reason. A refusal by the database or a pooler in front of it (a
+ * startup parameter it does not take, credentials, a database that does not exist) is not retried.
  */
-export async function connectWithRetries(options: DataSourceOptions, warn: (message: string) => void): Promise<DataSource> {
-  const where = describeTarget(options);
+export async function connectWithRetries<T>(url: string, connect: () => Promise<T>, warn: (message: string) => void): Promise<T> {
+  const where = describeTarget(url);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await new DataSource(options).initialize();
+      return await connect();
     } catch (error) {
       const reason = reasonOf(error);
       const code = (error as { code?: unknown })?.code;
@@ -35,8 +34,7 @@ export async function connectWithRetries(options: DataSourceOptions, warn: (mess
   }
 }
 
-function describeTarget(options: DataSourceOptions): string {
-  const url = 'url' in options ? options.url : undefined;
+function describeTarget(url: string): string {
   if (!url) return 'the configured address';
   try {
     const parsed = new URL(url);

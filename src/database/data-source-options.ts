@@ -1,11 +1,5 @@
+import type { PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { ApiKey } from '../auth/api-key.entity';
-import { Partner } from '../auth/partner.entity';
-import { Reviewer } from '../auth/reviewer.entity';
-import { Dispute } from '../disputes/dispute.entity';
-import { Market } from '../markets/market.entity';
-import { Proof } from '../markets/proof.entity';
-import { AuditEvent } from '../audit/audit-event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
 import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
 import { PublicMarketChanges1763900000000 } from './migrations/1763900000000-PublicMarketChanges';
@@ -20,9 +14,8 @@ import { AuditTrailRefusesTruncate1764700000000 } from './migrations/17647000000
 import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 
-// Explicit lists, not globs: the same options load under the compiled app, the TypeORM CLI
+// An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
-export const ENTITIES = [Partner, ApiKey, Market, Proof, Dispute, Reviewer, AuditEvent];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   ReviewBackOffice1763800000000,
@@ -46,33 +39,40 @@ export interface DatabaseSettings {
   statementTimeoutMs: number;
 }
 
-/** The one definition of how the service talks to PostgreSQL, shared with ormconfig.ts. */
+/**
+ * The service's pool: fail fast instead of hanging when the database is gone (5030). The server's
+ * own timeouts are its role's defaults in the database (sessionDefaults): a pooler refuses them
+ * as startup parameters, and a SET would be session state on a pooled connection.
+ */
+export function poolOptions(settings: DatabaseSettings): PoolConfig {
+  return {
+    connectionString: settings.url,
+    application_name: 'settlement-oracle',
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    query_timeout: settings.statementTimeoutMs + 500,
+    // A connection to a server that vanished (a failover) is found dead within seconds, not hours.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+  };
+}
+
+/** TypeORM's options, for the migrations only (shared with ormconfig.ts): the service runs its SQL on its own pool. */
 export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions {
+  const { connectionString, application_name, max, ...extra } = poolOptions(settings);
   return {
     type: 'postgres',
-    url: settings.url,
-    entities: ENTITIES,
+    url: connectionString,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
-    // Failures reach the exception filter, which logs the unexpected ones with the request id;
-    // expected ones (a unique violation mapped to 4091/4093) are not errors.
     logging: false,
-    applicationName: 'settlement-oracle',
+    applicationName: application_name,
     connectTimeoutMS: settings.connectTimeoutMs,
-    poolSize: settings.poolSize,
-    extra: {
-      // Fail fast instead of hanging when the database is gone (→ 5030). The server's own timeouts
-      // are its role's defaults in the database (sessionDefaults): a pooler refuses them as
-      // startup parameters, and a SET would be session state on a pooled connection.
-      connectionTimeoutMillis: settings.connectTimeoutMs,
-      query_timeout: settings.statementTimeoutMs + 500,
-      keepAlive: true,
-      // A connection to a server that vanished (a failover) is found dead within seconds, not hours.
-      keepAliveInitialDelayMillis: 5_000,
-    },
+    poolSize: max,
+    extra,
   };
 }
 

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { AfterQueryEvent, DataSource } from 'typeorm';
 import { DatabaseActivity } from './database-activity';
 
 const CONNECT_TIMEOUT_MS = 1500;
@@ -10,7 +9,7 @@ describe('DatabaseActivity', () => {
 
   beforeEach(() => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-    activity = new DatabaseActivity({ subscribers: [] } as unknown as DataSource, CONNECT_TIMEOUT_MS);
+    activity = new DatabaseActivity(CONNECT_TIMEOUT_MS);
   });
 
   afterEach(() => {
@@ -33,16 +32,6 @@ describe('DatabaseActivity', () => {
     expect(activity.isOverload(poolWaitTimeout)).toBe(false);
     activity.statementEnded({ code: '23505', message: 'duplicate key value violates unique constraint' });
     expect(activity.isOverload(poolWaitTimeout)).toBe(true);
-  });
-
-  it("hears TypeORM's statements as a subscriber", () => {
-    const dataSource = { subscribers: [] as unknown[] };
-    const subscribed = new DatabaseActivity(dataSource as unknown as DataSource, CONNECT_TIMEOUT_MS);
-    expect(dataSource.subscribers).toEqual([subscribed]);
-    subscribed.afterQuery({ success: false, error: { code: 'ECONNREFUSED' } } as AfterQueryEvent);
-    expect(subscribed.answeredRecently()).toBe(false);
-    subscribed.afterQuery({ success: true } as AfterQueryEvent);
-    expect(subscribed.answeredRecently()).toBe(true);
   });
 
   it('forgets the last answer once it is older than the wait for a connection', () => {

@@ -1,33 +1,20 @@
-import type { AfterQueryEvent, DataSource, EntitySubscriberInterface } from 'typeorm';
-import type { FailureContext } from '../common/error-mapping';
 import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
 
 /**
  * Whether the database is serving this instance: the last time it answered one of the
  * instance's statements (a result, or an SQL error such as a unique violation; not a connection
- * that failed, nor a statement cancelled by a timeout). Sql reports the statements it runs,
- * TypeORM's subscriber hook the others (entity methods, transactions, the readiness probe).
+ * that failed, nor a statement cancelled by a timeout), as Sql reports every statement it runs.
  *
  * It tells apart two failures that pg-pool reports alike, "timeout exceeded when trying to
  * connect" after DB_CONNECT_TIMEOUT_MS: a database that does not answer (nothing comes back:
  * 5030) and an instance with more requests than its pool serves in that time while the database
  * answers the others (the instance is busy: 5031, with Retry-After).
  */
-export class DatabaseActivity implements EntitySubscriberInterface, FailureContext {
+export class DatabaseActivity {
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
   /** `connectTimeoutMs`: the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS). */
-  constructor(
-    dataSource: DataSource,
-    private readonly connectTimeoutMs: number,
-  ) {
-    dataSource.subscribers.push(this);
-  }
-
-  /** TypeORM's statements. */
-  afterQuery(event: AfterQueryEvent): void {
-    this.statementEnded(event.success ? undefined : event.error);
-  }
+  constructor(private readonly connectTimeoutMs: number) {}
 
   /** A statement came back, with `error` when it failed. */
   statementEnded(error?: unknown): void {

@@ -1,13 +1,13 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment';
 import { startupNotice } from '../config/startup-error';
 import { connectWithRetries } from './connect-with-retries';
 import { DatabaseActivity } from './database-activity';
-import pg from 'pg';
-import { dataSourceOptions, migrationOptions, sessionDefaults } from './data-source-options';
+import { migrationOptions, sessionDefaults } from './data-source-options';
+import { DATABASE_POOL, openPool } from './database-pool';
 import { EmbeddedDatabase } from './embedded-database';
 import { ReadReplicas } from './read-replicas';
 import { runMigrationsExclusively } from './run-migrations';
@@ -43,10 +43,10 @@ async function setSessionDefaults(url: string, connectTimeoutMs: number, stateme
  * (DATABASE_DIRECT_URL when set: a pooler in transaction mode breaks the lock instances take
  * turns with), with the time a migration takes rather than the API's statement timeout.
  */
-async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string): Promise<void> {
-  const dataSource = await connectWithRetries(migrationOptions(url, connectTimeoutMs), startupNotice);
+async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, functions: readonly string[]): Promise<void> {
+  const dataSource = await connectWithRetries(url, () => new DataSource(migrationOptions(url, connectTimeoutMs)).initialize(), startupNotice);
   try {
-    const applied = await runMigrationsExclusively(dataSource);
+    const applied = await runMigrationsExclusively(dataSource, functions);
     if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
     if (await grantRuntimeRole(dataSource, runtimeRole)) logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
   } finally {
@@ -93,53 +93,59 @@ async function migrate(url: string, connectTimeoutMs: number, runtimeRole: strin
 })
 class DatabaseLocationModule {}
 
+/** What the schema holds beyond the migrations: the SQL functions' current definitions (src/schema.ts). */
+export interface DatabaseSchema {
+  functions: readonly string[];
+}
+
+const DATABASE_SCHEMA = Symbol('DATABASE_SCHEMA');
+
+/**
+ * The database: migrated, then its pool opened (DATABASE_POOL) and Sql over it, the read
+ * replicas, and what tells a silent database from a busy instance (DatabaseActivity).
+ */
 @Global()
-@Module({
-  imports: [
-    DatabaseLocationModule,
-    TypeOrmModule.forRootAsync({
-      imports: [DatabaseLocationModule],
-      inject: [ConfigService, DATABASE_LOCATION],
-      useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation) => {
-        const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
-        await migrate(location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url), connectTimeoutMs, roleOf(location.url));
-        await setSessionDefaults(location.url, connectTimeoutMs, config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }));
-        return {
-          ...dataSourceOptions({
-            url: location.url,
-            poolSize: config.get('DB_POOL_SIZE', { infer: true }),
-            connectTimeoutMs,
-            statementTimeoutMs: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
-          }),
-          // connectWithRetries waits for the database; @nestjs/typeorm's own retries log stack traces.
-          toRetry: () => false,
-        };
-      },
-      dataSourceFactory: (options) => connectWithRetries(options!, startupNotice),
-    }),
-  ],
-  providers: [
-    Sql,
-    ReadReplicas,
-    {
-      provide: DatabaseActivity,
-      inject: [DataSource, ConfigService],
-      useFactory: (dataSource: DataSource, config: ConfigService<Environment, true>) =>
-        new DatabaseActivity(dataSource, config.get('DB_CONNECT_TIMEOUT_MS', { infer: true })),
-    },
-  ],
-  exports: [Sql, DatabaseActivity, ReadReplicas, DatabaseLocationModule],
-})
+@Module({})
 export class DatabaseModule implements OnApplicationShutdown {
+  static forRoot(schema: DatabaseSchema): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [DatabaseLocationModule],
+      providers: [
+        { provide: DATABASE_SCHEMA, useValue: schema },
+        {
+          provide: DATABASE_POOL,
+          inject: [ConfigService, DATABASE_LOCATION, DATABASE_SCHEMA],
+          useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation, { functions }: DatabaseSchema) => {
+            const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
+            const statementTimeoutMs = config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
+            const migrationUrl = location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url);
+            await migrate(migrationUrl, connectTimeoutMs, roleOf(location.url), functions);
+            await setSessionDefaults(location.url, connectTimeoutMs, statementTimeoutMs);
+            const settings = { url: location.url, poolSize: config.get('DB_POOL_SIZE', { infer: true }), connectTimeoutMs, statementTimeoutMs };
+            return connectWithRetries(location.url, () => openPool(settings), startupNotice);
+          },
+        },
+        Sql,
+        ReadReplicas,
+        {
+          provide: DatabaseActivity,
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<Environment, true>) => new DatabaseActivity(config.get('DB_CONNECT_TIMEOUT_MS', { infer: true })),
+        },
+      ],
+      exports: [Sql, DatabaseActivity, ReadReplicas, DatabaseLocationModule],
+    };
+  }
+
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
-    private readonly dataSource: DataSource,
+    @Inject(DATABASE_POOL) private readonly pool: pg.Pool,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.location.embedded) return;
-    // Close our pool before the server it points at goes away.
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
-    await this.location.embedded.stop();
+    // Our pool closes before the server it points at goes away.
+    if (!this.pool.ending) await this.pool.end();
+    await this.location.embedded?.stop();
   }
 }

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applySqlFunctions } from './sql-functions';
 
 // An arbitrary constant shared by every instance: "settlement-oracle migrations".
 const MIGRATION_LOCK_KEY = 7_236_418_905;
@@ -8,16 +7,21 @@ const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 
 /**
- * Applies pending migrations, then the SQL functions' definitions (sql-functions.ts), while
- * holding a PostgreSQL advisory lock, so instances starting
- * together against an empty database take turns instead of racing on CREATE TABLE.
- * The lock is polled (not awaited in one statement) so the pool's query timeout never fires
- * while another instance is migrating.
+ * Applies pending migrations, then `functions` (each CREATE OR REPLACE, in dependency order),
+ * under a PostgreSQL advisory lock, so instances starting together against an empty database
+ * take turns instead of racing on CREATE TABLE. The lock is polled (not awaited in one
+ * statement) so the pool's query timeout never fires while another instance is migrating.
+ *
+ * A function's current definition lives beside the code that calls it, listed in src/schema.ts:
+ * the database then always has the release's definitions. Migrations create the tables and
+ * drop what a function no longer needs (an overload whose signature changed).
  */
-export async function runMigrationsExclusively(dataSource: DataSource): Promise<string[]> {
+export async function runMigrationsExclusively(dataSource: DataSource, functions: readonly string[]): Promise<string[]> {
   return exclusively(dataSource, async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });
-    await applySqlFunctions(dataSource);
+    await dataSource.transaction(async (manager) => {
+      for (const definition of functions) await manager.query(definition);
+    });
     return applied.map((migration) => migration.name);
   });
 }

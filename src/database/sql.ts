@@ -1,66 +1,53 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import sqlTag, { empty, join, raw, type Sql as Query } from 'sql-template-tag';
+import { DATABASE_POOL } from './database-pool';
 import { DatabaseActivity } from './database-activity';
 import { isDatabaseUnavailable } from './database-errors';
 import { ReadReplicas } from './read-replicas';
 
-/**
- * A SQL statement the service runs, and the rows it answers. Sent unnamed (parsed and planned
- * on every call): a named prepared statement belongs to one server session, which a pooler in
- * transaction mode hands to another client (PgBouncer 1.18: "prepared statement already exists").
- */
-export class Statement<Row extends QueryResultRow> {
-  declare readonly row?: Row;
+export { empty, join, raw };
 
-  constructor(readonly text: string) {}
+/**
+ * A statement and its values, sent unnamed (parsed and planned on every call): a named prepared
+ * statement belongs to one server session, which a pooler in transaction mode hands to another client.
+ */
+export type Statement<Row extends QueryResultRow = QueryResultRow> = Query & { readonly row?: Row };
+
+/** sql`SELECT ... WHERE id = ${id}`: each `${value}` is a bound parameter; a nested statement is inlined with its values. */
+export const sql = sqlTag as <Row extends QueryResultRow = QueryResultRow>(strings: readonly string[], ...values: unknown[]) => Statement<Row>;
+
+/** A transaction in progress: statements given it run on its connection. */
+export class Transaction {
+  /** @internal */
+  constructor(readonly client: PoolClient) {}
 }
 
-export const statement = <Row extends QueryResultRow = QueryResultRow>(text: string) => new Statement<Row>(text);
+const PRIMARY_POSITION = sql<{ lsn: string }>`SELECT pg_current_wal_lsn()::text AS lsn`;
 
-const PRIMARY_POSITION = statement<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-
-/**
- * The one way the service runs SQL of its own: on the pool, or, inside a transaction, on the
- * transaction's connection. (TypeORM's entity methods do the plain inserts and lookups.)
- */
+/** The one way the service runs SQL: on the pool, on a read replica, or on a transaction's connection. */
 @Injectable()
 export class Sql {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_POOL) readonly pool: Pool,
     private readonly activity: DatabaseActivity,
     @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
-  /** The pg pool behind TypeORM (its size and waiting clients are metrics). */
-  get pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master as Pool;
-  }
-
-  /** The rows of `statement` run with `values`, within `manager`'s transaction when given. */
-  async rows<Row extends QueryResultRow>(statement: Statement<Row>, values: unknown[] = [], manager?: EntityManager): Promise<Row[]> {
-    const runner: Pool | PoolClient = manager?.queryRunner ? ((await manager.queryRunner.connect()) as PoolClient) : this.pool;
-    try {
-      const result = await runner.query<Row>(statement.text, values);
-      this.activity.statementEnded();
-      return result.rows;
-    } catch (error) {
-      this.activity.statementEnded(error);
-      throw error;
-    }
+  /** The rows of `statement`, within `tx` when given. */
+  rows<Row extends QueryResultRow>(statement: Statement<Row>, tx?: Transaction): Promise<Row[]> {
+    return this.run<Row>(tx?.client ?? this.pool, statement.text, statement.values);
   }
 
   /**
    * The rows of `statement`, which only reads, on a read replica that has every change this
    * instance knows of (ReadReplicas), else on the primary; a replica that fails is left for it.
    */
-  async readRows<Row extends QueryResultRow>(statement: Statement<Row>, values: unknown[] = []): Promise<Row[]> {
+  async readRows<Row extends QueryResultRow>(statement: Statement<Row>): Promise<Row[]> {
     const replica = await this.replicas?.pick();
     if (replica) {
       try {
-        const { rows } = await replica.query<Row>(statement.text, values);
+        const { rows } = await replica.query<Row>(statement.text, statement.values);
         this.replicas!.served('replica');
         return rows;
       } catch (error) {
@@ -69,7 +56,7 @@ export class Sql {
       }
     }
     if (this.replicas?.configured) this.replicas.served('primary');
-    return this.rows(statement, values);
+    return this.rows(statement);
   }
 
   /** After a write commits: replicas serve this instance's reads only once they have it. */
@@ -80,12 +67,35 @@ export class Sql {
   }
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    // A connection that fails while checked out says so here (unheard, the event would end the
+    // process); it is then destroyed rather than given back.
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken ??= error);
+    client.on('error', onError);
+    try {
+      await this.run(client, 'BEGIN');
+      const result = await work(new Transaction(client));
+      await this.run(client, 'COMMIT');
+      return result;
+    } catch (error) {
+      if (!broken) await this.run(client, 'ROLLBACK').catch((failed: Error) => (broken ??= failed));
+      throw error;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
   }
 
-  /** The manager outside any transaction (for TypeORM's entity methods). */
-  get manager(): EntityManager {
-    return this.dataSource.manager;
+  private async run<Row extends QueryResultRow>(runner: Pool | PoolClient, text: string, values?: unknown[]): Promise<Row[]> {
+    try {
+      const { rows } = await runner.query<Row>(text, values);
+      this.activity.statementEnded();
+      return rows;
+    } catch (error) {
+      this.activity.statementEnded(error);
+      throw error;
+    }
   }
 }

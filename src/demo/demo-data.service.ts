@@ -5,13 +5,12 @@ import { ChangeLog } from '../changes/change-log';
 import { ReviewersService } from '../auth/reviewers.service';
 import type { Environment } from '../config/environment';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
-import { Sql, statement } from '../database/sql';
+import { Sql } from '../database/sql';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
 import { DEMO_KEYS_HINT, printDemoKeys } from './demo-keys-notice';
 
 export const DEMO_SOURCE = 'demo';
-const PARTNER_COUNT = statement<{ count: number }>('SELECT count(*)::int AS count FROM partners');
 export const LOCAL_ADMIN_NAME = 'local-admin';
 
 /**
@@ -36,8 +35,7 @@ export class DemoDataService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.location.embedded) return;
-    const [{ count }] = await this.sql.rows(PARTNER_COUNT);
-    if (count > 0) {
+    if (await this.partnerKeys.hasPartners()) {
       this.logger.log(DEMO_KEYS_HINT);
       return;
     }
@@ -55,25 +53,25 @@ export class DemoDataService implements OnApplicationBootstrap {
   /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */
   private async createLocalAdmin(): Promise<string | null> {
     if (this.config.get('ADMIN_MASTER_KEY', { infer: true })) return null;
-    const { apiKey } = await this.sql.transaction((manager) =>
-      this.reviewers.createReviewer(manager, LOCAL_ADMIN_NAME, 'admin'),
+    const { apiKey } = await this.sql.transaction((tx) =>
+      this.reviewers.createReviewer(tx, LOCAL_ADMIN_NAME, 'admin'),
     );
     return apiKey;
   }
 
   private async seed(): Promise<string> {
-    const { apiKey, keyId, partner } = await this.sql.transaction((manager) =>
-      this.partnerKeys.createPartner(manager, DEMO_SOURCE, 'Demo Partner'),
+    const { apiKey, keyId, partner } = await this.sql.transaction((tx) =>
+      this.partnerKeys.createPartner(tx, DEMO_SOURCE, 'Demo Partner'),
     );
     const ids = new Map<string, string>();
-    await this.sql.transaction(async (manager) => {
-      const monitored = await this.markets.createMarket(manager, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
-      await this.changes.append(manager, 'market.created', monitored);
+    await this.sql.transaction(async (tx) => {
+      const monitored = await this.markets.createMarket(tx, DEMO_SOURCE, 'will-it-snow-in-lisbon-2026');
+      await this.changes.append(tx, 'market.created', monitored);
       for (const slug of ['btc-above-100k-2026', 'eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
-        const id = await this.markets.createMarket(manager, DEMO_SOURCE, slug);
-        await this.changes.append(manager, 'market.created', id);
+        const id = await this.markets.createMarket(tx, DEMO_SOURCE, slug);
+        await this.changes.append(tx, 'market.created', id);
         ids.set(slug, id);
-        await this.markets.resolveMarket(manager, id, {
+        await this.markets.resolveMarket(tx, id, {
           verdict: 'YES',
           confidence: 'HIGH',
           reasoning: `Resolved from the settlement sources of ${slug}: the condition was met before the deadline.`,
@@ -83,7 +81,7 @@ export class DemoDataService implements OnApplicationBootstrap {
           ],
           resolvedAt: new Date('2026-11-01T12:00:00Z'),
         });
-        await this.changes.append(manager, 'market.resolved', id);
+        await this.changes.append(tx, 'market.resolved', id);
       }
     });
     const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId };
@@ -98,13 +96,13 @@ export class DemoDataService implements OnApplicationBootstrap {
       });
       if (answer instanceof Error) throw answer;
       if (slug === 'fed-cuts-rates-2026') {
-        await this.sql.transaction(async (manager) => {
-          await this.disputes.recordDecision(manager, String(answer.dispute_id), {
+        await this.sql.transaction(async (tx) => {
+          await this.disputes.recordDecision(tx, String(answer.dispute_id), {
             type: 'override',
             reasonText: 'The correction is authoritative; the final outcome is NO.',
             decidedBy: 'demo-reviewer',
           });
-          await this.changes.append(manager, 'dispute.decided', ids.get(slug)!);
+          await this.changes.append(tx, 'dispute.decided', ids.get(slug)!);
         });
       }
     }

@@ -1,26 +1,20 @@
-import { DataSource } from 'typeorm';
-import { issuePartnerKey } from '../auth/partner-keys.service';
+import { ConfigService } from '@nestjs/config';
+import { AuditRepository } from '../audit/audit.repository';
+import { AuditTrail } from '../audit/audit-trail';
+import { AuthRepository } from '../auth/auth.repository';
+import { PartnerKeysService } from '../auth/partner-keys.service';
 import type { AdminActor } from '../auth/reviewers.service';
-import { generateKey } from '../auth/key-hashing';
-import { skeletonIgnoringCase } from '../common/confusable-skeleton';
+import { ReviewersService } from '../auth/reviewers.service';
+import { ApiError } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
 import { StartupError } from '../config/startup-error';
-import { dataSourceOptions } from '../database/data-source-options';
-import { EmbeddedDatabase } from '../database/embedded-database';
 import { DatabaseActivity } from '../database/database-activity';
-import { Sql, statement } from '../database/sql';
-import { AuditTrail } from '../audit/audit-trail';
+import { openPool } from '../database/database-pool';
+import { EmbeddedDatabase } from '../database/embedded-database';
+import { Sql } from '../database/sql';
 import { DEMO_SOURCE, LOCAL_ADMIN_NAME } from './demo-data.service';
 
 const ACTOR: AdminActor = { id: null, name: 'npm run demo:keys', role: 'admin' };
-const DEMO_PARTNER = statement<{ id: string }>('SELECT id FROM partners WHERE source = $1');
-// The local admin account keeps its name (decisions and the audit trail refer to it); its key is
-// replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
-const REPLACE_ADMIN_KEY = statement<{ id: string }>(`
-  UPDATE reviewers SET key_hash = $2, prefix = $3, revoked_at = NULL WHERE name = $1 AND role = 'admin' RETURNING id`);
-// No conflict target: names are unique by expression indexes (lower(name), the skeleton).
-const CREATE_ADMIN = statement<{ id: string }>(`
-  INSERT INTO reviewers (name, role, key_hash, prefix, name_skeleton) VALUES ($1, 'admin', $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`);
 
 export interface DemoKeys {
   apiKey: string;
@@ -40,39 +34,40 @@ export async function issueDemoKeys(environment: Environment): Promise<DemoKeys>
   if (!EmbeddedDatabase.hasCluster(dataDir)) throw noDemoData(dataDir);
   const runningUrl = await EmbeddedDatabase.runningOn(dataDir);
   const embedded = runningUrl ? null : await EmbeddedDatabase.start({ dataDir });
-  const dataSource = new DataSource(
-    dataSourceOptions({
-      url: runningUrl ?? embedded!.url,
-      poolSize: 1,
-      connectTimeoutMs: environment.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: environment.DB_STATEMENT_TIMEOUT_MS,
-    }),
-  );
+  const pool = await openPool({
+    url: runningUrl ?? embedded!.url,
+    poolSize: 1,
+    connectTimeoutMs: environment.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: environment.DB_STATEMENT_TIMEOUT_MS,
+  }).catch(async (error: unknown) => {
+    await embedded?.stop();
+    throw error;
+  });
   try {
-    await dataSource.initialize();
-    const sql = new Sql(dataSource, new DatabaseActivity(dataSource, environment.DB_CONNECT_TIMEOUT_MS));
-    return await new AuditTrail(sql).record(ACTOR, async (manager) => {
-      const [partner] = await sql.rows(DEMO_PARTNER, [DEMO_SOURCE], manager);
-      if (!partner) throw noDemoData(dataDir);
-      const { keyId, apiKey } = await issuePartnerKey(manager, partner.id);
-      const admin = generateKey('admin');
-      const values = [LOCAL_ADMIN_NAME, admin.hash, admin.prefix];
-      const [account] = (await sql.rows(REPLACE_ADMIN_KEY, values, manager)).concat(
-        await sql.rows(CREATE_ADMIN, [...values, skeletonIgnoringCase(LOCAL_ADMIN_NAME)], manager),
-      );
-      // Names are unique: the name is a reviewer's, not an admin's.
-      if (!account) throw new StartupError(`the reviewer account ${LOCAL_ADMIN_NAME} is not an admin: use the admin API to issue keys`);
+    const sql = new Sql(pool, new DatabaseActivity(environment.DB_CONNECT_TIMEOUT_MS));
+    const auth = new AuthRepository(sql);
+    const partnerKeys = new PartnerKeysService(auth);
+    const reviewers = new ReviewersService(auth, new ConfigService<Environment, true>(environment));
+    // The local admin account keeps its name (decisions and the audit trail refer to it); its key is
+    // replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
+    return await new AuditTrail(new AuditRepository(sql), sql).record(ACTOR, async (tx) => {
+      const partner = await partnerKeys.requirePartner(tx, DEMO_SOURCE).catch((error: unknown) => {
+        throw error instanceof ApiError ? noDemoData(dataDir) : error;
+      });
+      const { keyId, apiKey } = await partnerKeys.issueKey(tx, partner.id);
+      const admin = await reviewers.replaceAdminKey(tx, LOCAL_ADMIN_NAME);
+      if (!admin) throw new StartupError(`the reviewer account ${LOCAL_ADMIN_NAME} is not an admin: use the admin API to issue keys`);
       return {
-        result: { apiKey, adminKey: admin.key },
+        result: { apiKey, adminKey: admin.apiKey },
         audit: {
           action: 'demo.keys_issued',
           target: `partner:${DEMO_SOURCE}`,
-          details: { key_id: Number(keyId), reviewer_id: Number(account.id), reviewer_prefix: admin.prefix },
+          details: { key_id: Number(keyId), reviewer_id: Number(admin.id), reviewer_prefix: admin.prefix },
         },
       };
     });
   } finally {
-    if (dataSource.isInitialized) await dataSource.destroy();
+    await pool.end();
     await embedded?.stop();
   }
 }

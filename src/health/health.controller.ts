@@ -5,7 +5,7 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { ReadReplicas } from '../database/read-replicas';
-import { Sql, statement } from '../database/sql';
+import { Sql, sql } from '../database/sql';
 import { ExpressAdapterWithDeadlines } from '../common/http/http-server';
 import { RawResponse } from '../common/raw-response.decorator';
 import { DatabaseActivity } from '../database/database-activity';
@@ -13,7 +13,7 @@ import { HttpStatusFilter } from './http-status.filter';
 
 const READY_TIMEOUT_MS = 1000;
 const LATE = Symbol('late');
-const WRITABLE = statement<{ writable: boolean }>(`SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`);
+const WRITABLE = sql<{ writable: boolean }>`SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`;
 
 /** Liveness and readiness probes: real HTTP status codes (200/503), not the envelope. */
 @ApiTags('operations')

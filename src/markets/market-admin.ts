@@ -17,24 +17,24 @@ export class MarketAdmin {
   ) {}
 
   createMarket(actor: AdminActor, source: string, slug: string): Promise<MarketItem> {
-    return this.marketWrites.record(actor, 'market.created', async (manager) => {
-      await this.partnerKeys.requirePartner(manager, source);
-      const id = await this.markets.createMarket(manager, source, slug);
-      const market = await this.markets.getMarketItem(manager, id);
+    return this.marketWrites.record(actor, 'market.created', async (tx) => {
+      await this.partnerKeys.requirePartner(tx, source);
+      const id = await this.markets.createMarket(tx, source, slug);
+      const market = await this.markets.getMarketItem(tx, id);
       return { result: market, market, audit: { action: 'market.created', target: `market:${id}`, details: { source, slug: market.slug } } };
     });
   }
 
   resolveMarket(actor: AdminActor, id: string, body: ResolveMarketDto): Promise<MarketItem> {
-    return this.marketWrites.record(actor, 'market.resolved', async (manager) => {
-      await this.markets.resolveMarket(manager, id, {
+    return this.marketWrites.record(actor, 'market.resolved', async (tx) => {
+      await this.markets.resolveMarket(tx, id, {
         verdict: body.verdict,
         confidence: body.confidence,
         reasoning: body.reasoning,
         proofs: body.proofs,
         resolvedAt: parseRfc3339(body.resolved_at) ?? new Date(),
       });
-      const market = await this.markets.getMarketItem(manager, id);
+      const market = await this.markets.getMarketItem(tx, id);
       return {
         result: market,
         market,

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { type AuditActor, type AuditedWrite, AuditTrail } from '../audit/audit-trail';
 import type { ChangeType } from '../changes/change-event';
 import { ChangeLog } from '../changes/change-log';
+import type { Transaction } from '../database/sql';
 
 /** An audited write to one market's public record, naming the market it changed. */
 export interface AuditedMarketWrite<T> extends AuditedWrite<T> {
@@ -18,12 +18,12 @@ export class MarketWrites {
   ) {}
 
   /** Answered once this instance has the change (ChangeLog.written), so its next read shows it. */
-  async record<T>(actor: AuditActor, type: ChangeType, write: (manager: EntityManager) => Promise<AuditedMarketWrite<T>>): Promise<T> {
+  async record<T>(actor: AuditActor, type: ChangeType, write: (tx: Transaction) => Promise<AuditedMarketWrite<T>>): Promise<T> {
     let market!: AuditedMarketWrite<T>['market'];
-    const result = await this.audit.record(actor, async (manager) => {
-      const outcome = await write(manager);
+    const result = await this.audit.record(actor, async (tx) => {
+      const outcome = await write(tx);
       market = outcome.market;
-      await this.changes.append(manager, type, String(market.id));
+      await this.changes.append(tx, type, String(market.id));
       return outcome;
     });
     await this.changes.written(market.source, market.slug);

@@ -7,6 +7,7 @@ import { MarketAdmin } from './market-admin';
 import { MarketWrites } from './market-writes';
 import { MarketsAdminController } from './markets-admin.controller';
 import { MarketsController } from './markets.controller';
+import { MarketsRepository } from './markets.repository';
 import { MarketsService } from './markets.service';
 import { PublicRecords } from './public-records/public-records';
 
@@ -14,7 +15,7 @@ import { PublicRecords } from './public-records/public-records';
 @Module({
   imports: [AuditModule, AuthModule],
   controllers: [ChangesController, MarketsController, MarketsAdminController],
-  providers: [MarketsService, PublicRecords, ChangesFeed, MarketAdmin, MarketWrites],
+  providers: [MarketsRepository, MarketsService, PublicRecords, ChangesFeed, MarketAdmin, MarketWrites],
   exports: [MarketsService, MarketWrites],
 })
 export class MarketsModule {}

@@ -16,9 +16,9 @@ export class Reviewing {
   ) {}
 
   async recordDecision(actor: AdminActor, disputeId: string, type: DecisionType, reasonText: string): Promise<AdminDispute> {
-    const decided = await this.marketWrites.record(actor, 'dispute.decided', async (manager) => {
-      await this.disputes.recordDecision(manager, disputeId, { type, reasonText, decidedBy: actor.name });
-      const dispute = await this.disputes.getAdminDispute(disputeId, manager);
+    const decided = await this.marketWrites.record(actor, 'dispute.decided', async (tx) => {
+      await this.disputes.recordDecision(tx, disputeId, { type, reasonText, decidedBy: actor.name });
+      const dispute = await this.disputes.getAdminDispute(disputeId, tx);
       return {
         result: dispute,
         market: { id: dispute.market_id, source: dispute.source, slug: dispute.slug },

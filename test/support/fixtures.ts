@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Queryable } from './app-database';
 import { generateKey } from '../../src/auth/key-hashing';
 import type { ChangeType } from '../../src/changes/change-event';
 import { skeleton } from '../../src/common/confusable-skeleton';
@@ -19,7 +19,7 @@ export class Fixtures {
   private sequence = 0;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly dataSource: Queryable & { transaction<T>(work: (manager: Queryable) => Promise<T>): Promise<T> },
     private readonly heard?: Heard,
   ) {}
 
@@ -77,7 +77,7 @@ export class Fixtures {
    * Changes the records of market (source, slug) with `work` and appends the change's event, in
    * one transaction, as a fix by hand should; returns once the application has it.
    */
-  async change<T>(source: string, slug: string, type: ChangeType, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async change<T>(source: string, slug: string, type: ChangeType, work: (manager: Queryable) => Promise<T>): Promise<T> {
     const result = await this.dataSource.transaction(async (manager) => {
       const result = await work(manager);
       await manager.query('SELECT append_market_event($1, m.id) FROM markets m WHERE m.source = $2 AND m.slug = $3', [type, source, slug]);

@@ -1,40 +1,46 @@
+import { ErrorCatalogue, type ErrorName } from '../../common/error-catalogue';
+
 /**
- * Every code of the API's error catalogue (contract §2) as a sentence a reviewer can act on;
- * the page never shows an envelope. `{retry}` is replaced by the wait the service asked for.
- * Negative codes are the page's own: the service could not be reached, or answered no envelope.
+ * Every error of the API's catalogue (contract §2), by its name, as a sentence a reviewer can act
+ * on; the page never shows an envelope. `{retry}` is replaced by the wait the service asked for.
  */
+const BY_NAME: Record<ErrorName, string> = {
+  INVALID_REQUEST: 'Some of what was entered is not valid.',
+  MALFORMED_JSON: 'The page sent a request the service could not read. Reload the page and try again.',
+  API_KEY_REQUIRED: 'A partner API key is required for this.',
+  API_KEY_INVALID: 'That partner API key is not valid, or has been revoked.',
+  ADMIN_CREDENTIALS_INVALID: 'Your key is not valid or has been revoked. Sign in again with a valid key.',
+  MARKET_OTHER_SOURCE: "This market belongs to another partner's source.",
+  FORBIDDEN: 'Your role does not allow this. Ask an admin.',
+  MARKET_NOT_FOUND: 'That market does not exist.',
+  DISPUTE_NOT_FOUND: 'That dispute does not exist.',
+  PARTNER_NOT_FOUND: 'There is no partner with that source.',
+  REVIEWER_NOT_FOUND: 'That reviewer does not exist.',
+  ROUTE_NOT_FOUND: 'The service does not know this action, or the item is gone. Reload the page and try again.',
+  API_KEY_NOT_FOUND: 'That API key does not exist, or belongs to another partner.',
+  WEBHOOK_NOT_FOUND: 'That webhook does not exist, or belongs to another partner.',
+  MARKET_NOT_RESOLVED: 'This market is not resolved, so it cannot be disputed.',
+  MARKET_ALREADY_DISPUTED: 'This market already has a dispute.',
+  DISPUTE_ALREADY_DECIDED: 'Someone else decided this dispute meanwhile.',
+  ALREADY_EXISTS: 'That already exists, or something that looks the same does: choose another source, slug or name.',
+  MARKET_NOT_MONITORING: 'This market is no longer monitoring: it has been resolved already.',
+  IDEMPOTENCY_KEY_REUSED: 'That idempotency key was used for another request.',
+  IDEMPOTENCY_KEY_IN_PROGRESS: 'A request with that idempotency key is still in progress. Wait {retry} and try again.',
+  SLUG_REQUIRED: 'A market slug is required.',
+  SOURCE_REQUIRED: 'A market source is required.',
+  CHANGES_CURSOR_EXPIRED: 'The changes cursor is older than the events kept. Read the markets again, then continue from the newest event.',
+  PAYLOAD_TOO_LARGE: 'What was entered is too large to send.',
+  TOO_MANY_REQUESTS: 'Too many requests. Wait {retry} and try again.',
+  INTERNAL: 'Something went wrong in the service. Try again; if it keeps happening, tell the operators.',
+  SERVICE_UNAVAILABLE: 'The service cannot reach its database right now. Try again in a moment.',
+  SERVER_BUSY: 'The service is busy right now. Wait {retry} and try again.',
+};
+
+/** By code, as envelopes carry them; the negative codes are the page's own (no service reached, or no envelope). */
 export const SENTENCES: Record<number, string> = {
   [-1]: 'The service could not be reached. Check your connection and try again.',
   [-2]: 'The service answered with something that is not the API. Try again in a moment.',
-  4000: 'Some of what was entered is not valid.',
-  4001: 'The page sent a request the service could not read. Reload the page and try again.',
-  4010: 'A partner API key is required for this.',
-  4011: 'That partner API key is not valid, or has been revoked.',
-  4012: 'Your key is not valid or has been revoked. Sign in again with a valid key.',
-  4030: "This market belongs to another partner's source.",
-  4031: 'Your role does not allow this. Ask an admin.',
-  4040: 'That market does not exist.',
-  4041: 'That dispute does not exist.',
-  4042: 'There is no partner with that source.',
-  4043: 'That reviewer does not exist.',
-  4044: 'The service does not know this action, or the item is gone. Reload the page and try again.',
-  4045: 'That API key does not exist, or belongs to another partner.',
-  4046: 'That webhook does not exist, or belongs to another partner.',
-  4090: 'This market is not resolved, so it cannot be disputed.',
-  4091: 'This market already has a dispute.',
-  4092: 'Someone else decided this dispute meanwhile.',
-  4093: 'That already exists, or something that looks the same does: choose another source, slug or name.',
-  4094: 'This market is no longer monitoring: it has been resolved already.',
-  4095: 'That idempotency key was used for another request.',
-  4096: 'A request with that idempotency key is still in progress. Wait {retry} and try again.',
-  4100: 'A market slug is required.',
-  4101: 'A market source is required.',
-  4102: 'The changes cursor is older than the events kept. Read the markets again, then continue from the newest event.',
-  4130: 'What was entered is too large to send.',
-  4290: 'Too many requests. Wait {retry} and try again.',
-  5000: 'Something went wrong in the service. Try again; if it keeps happening, tell the operators.',
-  5030: 'The service cannot reach its database right now. Try again in a moment.',
-  5031: 'The service is busy right now. Wait {retry} and try again.',
+  ...Object.fromEntries(Object.entries(BY_NAME).map(([name, sentence]) => [ErrorCatalogue[name as ErrorName].code, sentence])),
 };
 
 /** The sentence for `code`; `retryAfter` in seconds, from the answer's Retry-After. */

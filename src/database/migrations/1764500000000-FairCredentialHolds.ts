@@ -14,19 +14,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * in progress. Whether the credential is still valid is read after the hold is granted, by a
  * statement of its own: it sees a revocation that committed while the hold waited.
  *
- * Lock keys: (7101, key id) for partner keys, (7102, account id) for reviewer accounts; an id
- * past 2^31 - 1 shares its lock with a smaller one, which only makes one wait for the other.
- *
  * The guarantee holds once every instance runs this release: an instance of an earlier one
  * (which files through the seven-argument file_dispute, holding nothing) does not wait.
  */
 export class FairCredentialHolds1764500000000 implements MigrationInterface {
   name = 'FairCredentialHolds1764500000000';
 
+  // hold_partner_key, revoking_partner_key, hold_reviewer and revoking_reviewer are applied after
+  // the migrations from their one definition (auth/credential-holds.functions.ts).
   async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of [...credentialHold('partner_key', 'api_keys', 7101), ...credentialHold('reviewer', 'reviewers', 7102)]) {
-      await queryRunner.query(sql);
-    }
     await queryRunner.query(fileDisputeHolding('held := hold_partner_key(p_key_id);'));
   }
 
@@ -34,30 +30,8 @@ export class FairCredentialHolds1764500000000 implements MigrationInterface {
     await queryRunner.query(
       fileDisputeHolding('PERFORM 1 FROM api_keys k WHERE k.id = p_key_id AND k.revoked_at IS NULL FOR SHARE;\n        held := FOUND;'),
     );
-    await queryRunner.query('DROP FUNCTION hold_partner_key(bigint), revoking_partner_key(bigint), hold_reviewer(bigint), revoking_reviewer(bigint)');
+    await queryRunner.query('DROP FUNCTION IF EXISTS hold_partner_key(bigint), revoking_partner_key(bigint), hold_reviewer(bigint), revoking_reviewer(bigint)');
   }
-}
-
-/**
- * hold_<kind>(id): the credential `id` of `table` held until the transaction ends (a shared
- * advisory lock of class `lockClass`), and whether it is still unrevoked; revoking_<kind>(id):
- * the same lock, exclusive, for its revocation.
- *
- * VOLATILE (as functions are by default, said here because it matters): each statement of the
- * function takes a snapshot of its own, so the check after the lock sees a revocation that
- * committed while the lock waited. A STABLE function would check with the snapshot of the
- * statement that called it.
- */
-function credentialHold(kind: string, table: string, lockClass: number): string[] {
-  const lock = `${lockClass}, (p_id % 2147483647)::int`;
-  return [
-    `CREATE FUNCTION hold_${kind}(p_id bigint) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_advisory_xact_lock_shared(${lock});
-        RETURN EXISTS (SELECT 1 FROM ${table} c WHERE c.id = p_id AND c.revoked_at IS NULL);
-      END $$`,
-    `CREATE FUNCTION revoking_${kind}(p_id bigint) RETURNS void VOLATILE LANGUAGE sql AS $$ SELECT pg_advisory_xact_lock(${lock}) $$`,
-  ];
 }
 
 /** file_dispute with the filing's key: `hold` (statements that set `held`), then the rule of seven arguments. */

@@ -2,6 +2,7 @@ import { ApiFailure } from '../api';
 import type { Context, View } from '../context';
 import { badge, facts, field, h, when, whenSubmitted } from '../dom';
 import { failureLines, PageMessage } from '../notices';
+import { ErrorCatalogue } from '../../../common/error-catalogue';
 import { sentenceFor } from '../sentences';
 import type { AdminDispute, MarketItem } from '../types';
 import { confirmAction } from './confirm';
@@ -15,7 +16,7 @@ function finalVerdict(dispute: AdminDispute, type: 'keep' | 'override'): string 
 /** One dispute in full, beside the market's public record; an open one can be decided here. */
 export const disputeView: View = async (context, [id]) => {
   // No dispute has such an id: the API would call it an invalid request, about a field nobody typed.
-  if (!(Number(id) >= 1 && Number.isSafeInteger(Number(id)))) throw new PageMessage(sentenceFor(4041));
+  if (!(Number(id) >= 1 && Number.isSafeInteger(Number(id)))) throw new PageMessage(sentenceFor(ErrorCatalogue.DISPUTE_NOT_FOUND.code));
   const dispute = await context.api<AdminDispute>('GET', `/admin/disputes/${id}`);
   context.show(...disputePage(context, dispute, await recordOf(dispute)));
 };

@@ -1,14 +1,15 @@
-// `node dist/database/migrate.js run|revert|show` (npm run migration:run ...): the schema's
+// `node dist/migrate.js run|revert|show` (npm run migration:run ...): the schema's
 // migrations from the built app, as the production image has it (no TypeScript, no ts-node).
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { validateEnvironment } from '../config/environment';
-import { StartupError, startupNotice } from '../config/startup-error';
-import { migrationOptions } from './data-source-options';
-import { revertLastMigrationExclusively, runMigrationsExclusively } from './run-migrations';
-import { grantRuntimeRole, roleOf } from './runtime-grants';
+import { validateEnvironment } from './config/environment';
+import { StartupError, startupNotice } from './config/startup-error';
+import { migrationOptions } from './database/data-source-options';
+import { revertLastMigrationExclusively, runMigrationsExclusively } from './database/run-migrations';
+import { grantRuntimeRole, roleOf } from './database/runtime-grants';
+import { SCHEMA } from './schema';
 
-const USAGE = 'usage: node dist/database/migrate.js run | revert | show (DATABASE_URL, or DATABASE_DIRECT_URL, names the database)';
+const USAGE = 'usage: node dist/migrate.js run | revert | show (DATABASE_URL, or DATABASE_DIRECT_URL, names the database)';
 
 async function migrate(command: string | undefined): Promise<string> {
   if (!['run', 'revert', 'show'].includes(command ?? '')) throw new StartupError(USAGE);
@@ -18,7 +19,7 @@ async function migrate(command: string | undefined): Promise<string> {
   const dataSource = await new DataSource(migrationOptions(url, environment.DB_CONNECT_TIMEOUT_MS)).initialize();
   try {
     if (command === 'run') {
-      const applied = await runMigrationsExclusively(dataSource);
+      const applied = await runMigrationsExclusively(dataSource, SCHEMA.functions);
       const granted = environment.DATABASE_URL && (await grantRuntimeRole(dataSource, roleOf(environment.DATABASE_URL)));
       return [
         applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date',

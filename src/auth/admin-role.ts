@@ -1,0 +1,3 @@
+/** The back office's roles: `admin` does everything, `reviewer` reads disputes and records decisions. */
+export const ADMIN_ROLES = ['admin', 'reviewer'] as const;
+export type AdminRole = (typeof ADMIN_ROLES)[number];

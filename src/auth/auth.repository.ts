@@ -1,0 +1,235 @@
+import { Injectable } from '@nestjs/common';
+import DataLoader from 'dataloader';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { boundedPage, type Page, pageOf } from '../database/bounded-page';
+import { isUniqueViolation } from '../database/database-errors';
+import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { likeContaining, rfc3339 } from '../database/sql-fragments';
+import { type KeyView, PARTNER_LISTED_KEYS, type PartnerView, type ReviewerView } from './account-listings';
+import type { AdminRole } from './admin-role';
+
+/** The holder of a valid (unrevoked) key, found by the key's hash. */
+export interface KeyHolder {
+  key_hash: string;
+  key_id: string;
+  partner_id: string;
+  source: string;
+}
+
+export interface Partner {
+  id: string;
+  source: string;
+  name: string;
+}
+
+export interface ApiKey {
+  id: string;
+  prefix: string;
+  revokedAt: Date | null;
+}
+
+export interface Reviewer {
+  id: string;
+  name: string;
+  role: AdminRole;
+  prefix: string;
+  revokedAt: Date | null;
+}
+
+/** A key or account as stored: its SHA-256 hash and display prefix, never the key itself. */
+export interface StoredKey {
+  hash: string;
+  prefix: string;
+}
+
+const KEY_LOOKUP_BATCH = 100;
+
+/** Past every id: where a newest-first page starts without a cursor. */
+const PAST_EVERY_ID = '9223372036854775807';
+
+const KEY_MEMBERS = raw(`'key_id', k.id, 'prefix', k.prefix, 'created_at', ${rfc3339('k.created_at')}, 'revoked_at', ${rfc3339('k.revoked_at')}`);
+
+const taken = (what: string) => new ApiError(ErrorCatalogue.ALREADY_EXISTS, what);
+const PARTNER_SOURCE_TAKEN = taken('a partner has that source, or one that reads the same');
+const PARTNER_NAME_TAKEN = taken('a partner has that name, or one that reads the same');
+export const REVIEWER_NAME_TAKEN = taken('a reviewer account or the master key has that name, or one that reads the same');
+
+/** Partners, their API keys and reviewer accounts: the Auth module's SQL. */
+@Injectable()
+export class AuthRepository {
+  /**
+   * The keys authenticated in one turn of the event loop are looked up by one statement (an
+   * index lookup each), dispatched once that turn's I/O is handled: one round trip and one pool
+   * connection for many requests. No memo: a key revoked a moment ago is refused. A statement
+   * that fails fails every lookup in it.
+   */
+  private readonly holders = new DataLoader(
+    async (hashes: readonly string[]) => {
+      const rows = await this.sql.rows(sql<KeyHolder>`
+        SELECT k.key_hash, k.id AS key_id, p.id AS partner_id, p.source
+        FROM api_keys k JOIN partners p ON p.id = k.partner_id
+        WHERE k.key_hash = ANY(${hashes}::text[]) AND k.revoked_at IS NULL`);
+      const byHash = new Map(rows.map((row) => [row.key_hash, row]));
+      return hashes.map((hash) => byHash.get(hash));
+    },
+    { cache: false, maxBatchSize: KEY_LOOKUP_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+  );
+
+  constructor(private readonly sql: Sql) {}
+
+  keyHolder(hash: string): Promise<KeyHolder | undefined> {
+    return this.holders.load(hash);
+  }
+
+  async touchKey(keyId: string): Promise<void> {
+    await this.sql.rows(sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`);
+  }
+
+  async partner(tx: Transaction, source: string): Promise<Partner | undefined> {
+    const [partner] = await this.sql.rows(sql<Partner>`SELECT id, source, name FROM partners WHERE source = ${source} LIMIT 1`, tx);
+    return partner;
+  }
+
+  async countPartners(): Promise<number> {
+    const [{ count }] = await this.sql.rows(sql<{ count: number }>`SELECT count(*)::int AS count FROM partners`);
+    return count;
+  }
+
+  /** A new partner: 4093 when its source or name, or their skeletons, are another's. */
+  async insertPartner(tx: Transaction, partner: { source: string; name: string; sourceSkeleton: string; nameSkeleton: string }): Promise<Partner> {
+    try {
+      const [inserted] = await this.sql.rows(
+        sql<Partner>`INSERT INTO partners (source, name, source_skeleton, name_skeleton)
+          VALUES (${partner.source}, ${partner.name}, ${partner.sourceSkeleton}, ${partner.nameSkeleton}) RETURNING id, source, name`,
+        tx,
+      );
+      return inserted;
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_partners_source', 'uq_partners_source_skeleton')) throw PARTNER_SOURCE_TAKEN;
+      if (isUniqueViolation(error, 'uq_partners_name_skeleton')) throw PARTNER_NAME_TAKEN;
+      throw error;
+    }
+  }
+
+  async insertKey(tx: Transaction, partnerId: string, key: StoredKey): Promise<string> {
+    const [{ id }] = await this.sql.rows(
+      sql<{ id: string }>`INSERT INTO api_keys (partner_id, key_hash, prefix) VALUES (${partnerId}, ${key.hash}, ${key.prefix}) RETURNING id`,
+      tx,
+    );
+    return id;
+  }
+
+  /** Key `keyId` of partner `partnerId`, locked, once the filings in progress with it have committed (FairCredentialHolds). */
+  async lockKeyForRevocation(tx: Transaction, partnerId: string, keyId: string): Promise<ApiKey | undefined> {
+    await this.sql.rows(sql`SELECT revoking_partner_key(${keyId})`, tx);
+    const [key] = await this.sql.rows(
+      sql<ApiKey>`SELECT id, prefix, revoked_at AS "revokedAt" FROM api_keys WHERE id = ${keyId} AND partner_id = ${partnerId} LIMIT 1 FOR UPDATE`,
+      tx,
+    );
+    return key;
+  }
+
+  async revokeKey(tx: Transaction, keyId: string, at: Date): Promise<void> {
+    await this.sql.rows(sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${keyId}`, tx);
+  }
+
+  /** Partners in registration order after `afterId`, `contains` in source or name (literally), each with its newest keys. */
+  async partnerPage(contains: string | undefined, afterId: string, limit: number): Promise<Page<PartnerView>> {
+    const pattern = contains === undefined ? null : likeContaining(contains);
+    // The keys are read for the page's partners only, each from ix_api_keys_partner_keys backwards.
+    const page = boundedPage<PartnerView>(
+      sql`SELECT p.id, json_build_object('source', p.source, 'name', p.name, 'created_at', ${raw(rfc3339('p.created_at'))}, 'keys', newest.keys) AS item
+      FROM (SELECT id, source, name, created_at FROM partners
+        WHERE (${pattern}::text IS NULL OR source ILIKE ${pattern} ESCAPE '\\' OR name ILIKE ${pattern} ESCAPE '\\') AND id > ${afterId}
+        ORDER BY id LIMIT ${limit + 1}) p
+      CROSS JOIN LATERAL (SELECT COALESCE(json_agg(json_build_object(${KEY_MEMBERS}) ORDER BY k.id DESC), '[]') AS keys
+        FROM (SELECT * FROM api_keys WHERE partner_id = p.id ORDER BY id DESC LIMIT ${raw(String(PARTNER_LISTED_KEYS))}) k) newest
+      ORDER BY p.id`,
+      'id',
+    );
+    return pageOf(await this.sql.readRows(page), limit);
+  }
+
+  /** Partner `source`'s keys before `beforeId`, newest first (ix_api_keys_partner_keys backwards); empty for no such partner. */
+  async keyPage(source: string, beforeId: string | undefined, limit: number): Promise<Page<KeyView>> {
+    const page = boundedPage<KeyView>(
+      sql`SELECT k.id, json_build_object(${KEY_MEMBERS}, 'last_used_at', ${raw(rfc3339('k.last_used_at'))}) AS item
+      FROM api_keys k
+      WHERE k.partner_id = (SELECT id FROM partners WHERE source = ${source}) AND k.id < ${beforeId ?? PAST_EVERY_ID}
+      ORDER BY k.id DESC LIMIT ${limit + 1}`,
+      'id DESC',
+    );
+    return pageOf(await this.sql.readRows(page), limit);
+  }
+
+  async partnerExists(source: string): Promise<boolean> {
+    return (await this.sql.readRows(sql`SELECT 1 FROM partners WHERE source = ${source}`)).length > 0;
+  }
+
+  async accountByKey(hash: string): Promise<Pick<Reviewer, 'id' | 'name' | 'role'> | undefined> {
+    const [account] = await this.sql.rows(
+      sql<Pick<Reviewer, 'id' | 'name' | 'role'>>`SELECT id, name, role FROM reviewers WHERE key_hash = ${hash} AND revoked_at IS NULL`,
+    );
+    return account;
+  }
+
+  /** A new account: 4093 when its name, in any letter case or as read, is another's. */
+  async insertReviewer(tx: Transaction, reviewer: { name: string; nameSkeleton: string; role: AdminRole; key: StoredKey }): Promise<Reviewer> {
+    try {
+      const [inserted] = await this.sql.rows(
+        sql<Reviewer>`INSERT INTO reviewers (name, name_skeleton, role, key_hash, prefix)
+          VALUES (${reviewer.name}, ${reviewer.nameSkeleton}, ${reviewer.role}, ${reviewer.key.hash}, ${reviewer.key.prefix})
+          RETURNING id, name, role, prefix, revoked_at AS "revokedAt"`,
+        tx,
+      );
+      return inserted;
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name')) throw REVIEWER_NAME_TAKEN;
+      throw error;
+    }
+  }
+
+  /** Account `id`, locked, once the admin writes in progress by it have committed (AuditTrail.record). */
+  async lockReviewerForRevocation(tx: Transaction, id: string): Promise<Reviewer | undefined> {
+    await this.sql.rows(sql`SELECT revoking_reviewer(${id})`, tx);
+    const [reviewer] = await this.sql.rows(
+      sql<Reviewer>`SELECT id, name, role, prefix, revoked_at AS "revokedAt" FROM reviewers WHERE id = ${id} LIMIT 1 FOR UPDATE`,
+      tx,
+    );
+    return reviewer;
+  }
+
+  async revokeReviewer(tx: Transaction, id: string, at: Date): Promise<void> {
+    await this.sql.rows(sql`UPDATE reviewers SET revoked_at = ${at} WHERE id = ${id}`, tx);
+  }
+
+  /**
+   * The admin account `name` with a new key, unrevoked; created when there is none (its name
+   * the skeleton `nameSkeleton`). Undefined when the name is a reviewer's, not an admin's.
+   */
+  async replaceAdminKey(tx: Transaction, name: string, nameSkeleton: string, key: StoredKey): Promise<string | undefined> {
+    const [replaced] = await this.sql.rows(
+      sql<{ id: string }>`UPDATE reviewers SET key_hash = ${key.hash}, prefix = ${key.prefix}, revoked_at = NULL
+        WHERE name = ${name} AND role = 'admin' RETURNING id`,
+      tx,
+    );
+    // No conflict target: names are unique by expression indexes (lower(name), the skeleton).
+    const [created] = await this.sql.rows(
+      sql<{ id: string }>`INSERT INTO reviewers (name, role, key_hash, prefix, name_skeleton)
+        VALUES (${name}, 'admin', ${key.hash}, ${key.prefix}, ${nameSkeleton}) ON CONFLICT DO NOTHING RETURNING id`,
+      tx,
+    );
+    return (replaced ?? created)?.id;
+  }
+
+  /** Accounts after `afterId`, oldest first. */
+  async reviewerPage(afterId: string, limit: number): Promise<Page<ReviewerView>> {
+    const page = boundedPage<ReviewerView>(
+      sql`SELECT r.id, json_build_object('id', r.id, 'name', r.name, 'role', r.role,
+        'created_at', ${raw(rfc3339('r.created_at'))}, 'revoked_at', ${raw(rfc3339('r.revoked_at'))}) AS item
+      FROM reviewers r WHERE r.id > ${afterId} ORDER BY r.id LIMIT ${limit + 1}`,
+      'id',
+    );
+    return pageOf(await this.sql.readRows(page), limit);
+  }
+}

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import DataLoader from 'dataloader';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { boundedPage, pageOf } from '../database/bounded-page';
+import { isUniqueViolation } from '../database/database-errors';
+import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { likeContaining } from '../database/sql-fragments';
+import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
+import type { Chain, Confidence, MarketStatus } from './market-state';
+import type { PublicMarketQuery } from './public-market-query';
+
+const MARKET_ITEM = raw(MARKET_ITEM_JSON);
+
+/** At most this many records are read by one statement. */
+const PUBLIC_READ_BATCH = 100;
+
+/** The market row as a state transition needs it, read under a row lock. */
+export interface LockedMarket {
+  id: string;
+  source: string;
+  slug: string;
+  status: MarketStatus;
+  verdict: string | null;
+}
+
+export interface Resolution {
+  verdict: string;
+  confidence: Confidence;
+  reasoning: string;
+  proofs: { chain: Chain; tx_hash: string }[];
+  resolvedAt: Date;
+}
+
+export interface MarketListPage {
+  source?: string;
+  status?: MarketStatus;
+  /** Part of the slug, matched literally, in any letter case. */
+  slugContains?: string;
+  /** Only markets with a smaller id (the keyset cursor). */
+  beforeId?: string;
+  limit: number;
+}
+
+/** Markets and their proofs: the Markets module's SQL. Records are built as JSON by PostgreSQL (market-item.ts). */
+@Injectable()
+export class MarketsRepository {
+  /**
+   * The records the cache misses in one turn of the event loop are read by one statement,
+   * dispatched once that turn's I/O is handled (setImmediate): one round trip and one execution
+   * for many misses. No memo: the cache and PublicRecords' shared reads decide what is read.
+   */
+  private readonly publicReads = new DataLoader((queries: readonly PublicMarketQuery[]) => this.readPublicMarkets(queries), {
+    cache: false,
+    maxBatchSize: PUBLIC_READ_BATCH,
+    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+  });
+
+  constructor(private readonly sql: Sql) {}
+
+  /** The records of (source, slug), read with the other misses of this turn of the event loop. */
+  findPublic(query: PublicMarketQuery): Promise<MarketItem[]> {
+    return this.publicReads.load(query);
+  }
+
+  /**
+   * One pair by the one-record statement; several as two arrays of one length, each row carrying
+   * its pair's position (`at`, from 1), an index lookup per pair: planned for the pairs given,
+   * it pays only for two or more.
+   */
+  private async readPublicMarkets(queries: readonly PublicMarketQuery[]): Promise<MarketItem[][]> {
+    const rows =
+      queries.length === 1
+        ? await this.sql.readRows(
+            sql<{ at: number; item: MarketItem }>`SELECT 1 AS at, ${MARKET_ITEM} AS item FROM markets m WHERE m.source = ${queries[0].source} AND m.slug = ${queries[0].slug}`,
+          )
+        : await this.sql.readRows(sql<{ at: string; item: MarketItem }>`SELECT k.at, ${MARKET_ITEM} AS item
+            FROM unnest(${queries.map((query) => query.source)}::text[], ${queries.map((query) => query.slug)}::text[]) WITH ORDINALITY AS k(source, slug, at)
+            JOIN markets m ON m.source = k.source AND m.slug = k.slug`);
+    const found: MarketItem[][] = queries.map(() => []);
+    for (const row of rows) found[Number(row.at) - 1].push(row.item);
+    return found;
+  }
+
+  /**
+   * Newest first, by id: keyset pagination on the primary key stays stable while markets are
+   * created. One page (at most PAGE_BYTES of it), plus whether more follow.
+   */
+  async listPage(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
+    const { source = null, status = null, beforeId = null } = page;
+    const slugLike = page.slugContains === undefined ? null : likeContaining(page.slugContains);
+    const rows = await this.sql.readRows(
+      boundedPage<MarketItem>(
+        sql`SELECT m.id, ${MARKET_ITEM} AS item FROM markets m
+        WHERE (${source}::text IS NULL OR m.source = ${source})
+          AND (${status}::text IS NULL OR m.status = ${status})
+          AND (${slugLike}::text IS NULL OR m.slug ILIKE ${slugLike} ESCAPE '\\')
+          AND (${beforeId}::bigint IS NULL OR m.id < ${beforeId})
+        ORDER BY m.id DESC LIMIT ${page.limit + 1}`,
+        'id DESC',
+      ),
+    );
+    const { items, hasMore } = pageOf(rows, page.limit);
+    return { markets: items, hasMore };
+  }
+
+  async item(id: string, tx?: Transaction): Promise<MarketItem | undefined> {
+    const [row] = await this.sql.rows(sql<{ item: MarketItem }>`SELECT ${MARKET_ITEM} AS item FROM markets m WHERE m.id = ${id}`, tx);
+    return row?.item;
+  }
+
+  /** Market `id`, row-locked until `tx` ends. */
+  async lock(tx: Transaction, id: string): Promise<LockedMarket | undefined> {
+    const [market] = await this.sql.rows(sql<LockedMarket>`SELECT id, source, slug, status, verdict FROM markets WHERE id = ${id} FOR UPDATE`, tx);
+    return market;
+  }
+
+  /** A new market in `monitoring`: 4093 when its source has the slug, or one of the same skeleton. */
+  async insert(tx: Transaction, market: { source: string; slug: string; slugSkeleton: string }): Promise<string> {
+    try {
+      const [{ id }] = await this.sql.rows(
+        sql<{ id: string }>`INSERT INTO markets (source, slug, slug_skeleton, status) VALUES (${market.source}, ${market.slug}, ${market.slugSkeleton}, 'monitoring') RETURNING id`,
+        tx,
+      );
+      return id;
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_markets_source_slug', 'uq_markets_source_slug_skeleton')) {
+        throw new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'the source has a market with that slug, or one that reads the same');
+      }
+      throw error;
+    }
+  }
+
+  /** Market `id` resolved with `resolution`, its proofs in their order. */
+  async resolve(tx: Transaction, id: string, resolution: Resolution): Promise<void> {
+    await this.sql.rows(
+      sql`UPDATE markets SET status = 'resolved', verdict = ${resolution.verdict}, confidence = ${resolution.confidence},
+        reasoning = ${resolution.reasoning}, resolved_at = ${resolution.resolvedAt}, updated_at = now()
+      WHERE id = ${id}`,
+      tx,
+    );
+    await this.sql.rows(
+      sql`INSERT INTO proofs (market_id, position, chain, tx_hash)
+      SELECT ${id}, p.position - 1, p.chain, p.tx_hash
+      FROM unnest(${resolution.proofs.map((proof) => proof.chain)}::text[], ${resolution.proofs.map((proof) => proof.tx_hash)}::text[])
+        WITH ORDINALITY AS p(chain, tx_hash, position)`,
+      tx,
+    );
+  }
+
+  async close(tx: Transaction, id: string): Promise<void> {
+    await this.sql.rows(sql`UPDATE markets SET status = 'closed', updated_at = now() WHERE id = ${id}`, tx);
+  }
+}

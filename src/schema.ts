@@ -1,0 +1,14 @@
+import { CREDENTIAL_HOLD_FUNCTIONS } from './auth/credential-holds.functions';
+import { APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION } from './changes/change-log.functions';
+import type { DatabaseSchema } from './database/database.module';
+import { FILE_DISPUTE_FUNCTION } from './disputes/file-dispute.function';
+import { MARKET_ITEM_FUNCTION } from './markets/market-item';
+
+/**
+ * The SQL functions the modules call, each defined once beside the code that calls it and
+ * applied after the migrations (by the app at start and by `migrate.js run`), in dependency
+ * order: a LANGUAGE sql body is checked against what exists when it is created.
+ */
+export const SCHEMA: DatabaseSchema = {
+  functions: [...CREDENTIAL_HOLD_FUNCTIONS, MARKET_ITEM_FUNCTION, APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION, FILE_DISPUTE_FUNCTION],
+};
