@@ -1,5 +1,5 @@
 // Starts the whole cluster in `dir`: primary, streaming replica, PgBouncer, Redis, HAProxy,
-// then three instances of the built service at once, and a partner `demo` through the balancer.
+// then three instances of the built service at once, and through the balancer a partner `demo` with the README's market.
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ export async function startCluster(options = {}) {
   return state;
 }
 
-/** All three at once on the empty database (they migrate it once between them), then the demo partner. */
+/** All three at once on the empty database (they migrate it once between them), then the demo partner and its market. */
 async function startInstances(state) {
   const [{ exists }] = await serverQuery(state, state.roles.primary, "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists", 'oracle');
   state.schemaAtSpawn = exists ? 'present' : 'empty';
@@ -93,4 +93,21 @@ async function startInstances(state) {
   });
   if (created.body?.code !== 0) throw new Error(`creating the partner demo through the balancer answered ${created.status} ${created.text}`);
   state.keys.partnerKey = created.body.data.api_key;
+  await createReadmeMarket(state);
+}
+
+/** The resolved market the README's "Try it" reads and disputes, as the zero-setup demo data has it. */
+async function createReadmeMarket(state) {
+  const slug = 'btc-above-100k-2026';
+  const admin = (path, body) =>
+    httpJson('POST', `${urlsOf(state).balancer}${path}`, { body, headers: { authorization: `Bearer ${state.keys.adminMasterKey}` } });
+  const created = await admin('/admin/markets', { source: 'demo', slug });
+  const resolved = created.body?.code === 0 && await admin(`/admin/markets/${created.body.data.id}/resolve`, {
+    verdict: 'YES',
+    confidence: 'HIGH',
+    reasoning: `Resolved from the settlement sources of ${slug}: the condition was met before the deadline.`,
+    proofs: [{ chain: 'base', tx_hash: `0x13${'ab'.repeat(31)}` }, { chain: 'bsc', tx_hash: `0x13${'cd'.repeat(31)}` }],
+    resolved_at: '2026-11-01T12:00:00Z',
+  });
+  if (resolved?.body?.code !== 0) throw new Error(`creating the market ${slug} through the balancer answered ${JSON.stringify((resolved || created).body)}`);
 }
