@@ -8,10 +8,37 @@ import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
 export class ChangeLogRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Sequences what can be, and the events after `after`. */
-  async poll(after: string, limit: number): Promise<PolledChanges> {
-    const [{ poll }] = await this.sql.rows(sql<{ poll: PolledChanges }>`SELECT change_log_poll(${after}, ${limit}) AS poll`);
+  /**
+   * Sequences what can be, and the events after `after`; notes that `reader` has applied every
+   * event up to `applied` (null: it has nothing cached, so up to the head).
+   */
+  async poll(reader: string, applied: string | null, after: string, limit: number): Promise<PolledChanges> {
+    const [{ poll }] = await this.sql.rows(sql<{ poll: PolledChanges }>`
+      WITH noted AS (
+        INSERT INTO change_log_readers (instance, cursor, polled_at)
+        VALUES (${reader}, COALESCE(${applied}::bigint, (SELECT last_sequence FROM change_log_head)), now())
+        ON CONFLICT (instance) DO UPDATE SET cursor = EXCLUDED.cursor, polled_at = EXCLUDED.polled_at
+      )
+      SELECT change_log_poll(${after}, ${limit}) AS poll`);
     return poll;
+  }
+
+  /** `reader` has applied every event up to `cursor` (said at once, rather than at its next poll). */
+  async noteRead(reader: string, cursor: string): Promise<void> {
+    await this.sql.rows(sql`UPDATE change_log_readers SET cursor = greatest(cursor, ${cursor}::bigint) WHERE instance = ${reader}`);
+  }
+
+  /** The least cursor of the readers other than `reader` that polled within `liveMs`; null if none did. */
+  async slowestOtherReader(reader: string, liveMs: number): Promise<string | null> {
+    const [{ cursor }] = await this.sql.rows(sql<{ cursor: string | null }>`
+      SELECT min(cursor)::text AS cursor FROM change_log_readers
+      WHERE instance <> ${reader} AND polled_at > now() - make_interval(secs => ${liveMs / 1000})`);
+    return cursor;
+  }
+
+  /** `reader` reads no more (its instance stops), and readers silent for a day are forgotten. */
+  async forgetReader(reader: string): Promise<void> {
+    await this.sql.rows(sql`DELETE FROM change_log_readers WHERE instance = ${reader} OR polled_at < now() - interval '1 day'`);
   }
 
   /** In `tx`: the event of a change to market `marketId`, with its record as the transaction leaves it. */

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
@@ -17,6 +19,8 @@ const SOURCES_REMEMBERED = 10_000;
 /** How often events past CHANGES_RETENTION_DAYS are deleted, and how many a statement deletes. */
 const RETENTION_INTERVAL_MS = 60 * 60_000;
 const RETENTION_BATCH = 10_000;
+/** How often a write waiting for the other instances to read its event asks how far they are. */
+const READERS_CHECK_MS = 5;
 
 /** Told what the change log says, in sequence order. */
 export interface ChangeListener {
@@ -39,6 +43,10 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly intervalMs: number;
   private readonly deafAfterMs: number;
   private readonly lastSequenceOf = new LRUCache<string, bigint>({ max: SOURCES_REMEMBERED });
+  /** This instance's name among the log's readers (change_log_readers). */
+  private readonly reader = randomUUID();
+  private waiting: { sequence: bigint; started: number; done: () => void }[] = [];
+  private watchingReaders = false;
   private cursor: string | null = null;
   private lastPolledAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
@@ -82,10 +90,12 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     this.retention = setInterval(() => void this.deleteExpired(), RETENTION_INTERVAL_MS).unref();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.retention);
+    // Writers elsewhere stop waiting for this instance at once, rather than CHANGES_DEAF_AFTER_MS later.
+    await this.repository.forgetReader(this.reader).catch(() => undefined);
   }
 
   /** Events older than CHANGES_RETENTION_DAYS, deleted a batch at a time (by one instance at a time). */
@@ -108,12 +118,52 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /**
    * After a transaction that appended an event for (source, slug) committed, before answering:
-   * this instance forgets the record at once (read-your-writes), and a poll that starts now
-   * gives the event its sequence, so other instances read it within their next poll.
+   * this instance forgets the record at once, a poll that starts now gives the event its
+   * sequence, and the answer waits until every other live instance has read it (or stopped being live).
    */
   async written(source: string, slug: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);
     await this.pollSoon().catch(() => undefined);
+    if (this.cursor !== null) await this.othersRead(BigInt(this.cursor));
+  }
+
+  /** Once every other instance that polled within CHANGES_DEAF_AFTER_MS has read up to `sequence`. */
+  private othersRead(sequence: bigint): Promise<void> {
+    return new Promise((done) => {
+      this.waiting.push({ sequence, started: performance.now(), done });
+      if (!this.watchingReaders) void this.watchReaders();
+    });
+  }
+
+  /**
+   * One loop for all waiting writes. A reader that stops polling is not live past
+   * CHANGES_DEAF_AFTER_MS after its last poll began, so waiting longer is never needed; a failed
+   * check answers the writes (they committed) and is counted.
+   */
+  private async watchReaders(): Promise<void> {
+    this.watchingReaders = true;
+    try {
+      while (this.waiting.length > 0) {
+        let slowest: bigint | null | undefined;
+        try {
+          const cursor = await this.repository.slowestOtherReader(this.reader, this.deafAfterMs);
+          slowest = cursor === null ? null : BigInt(cursor);
+        } catch {
+          slowest = undefined;
+        }
+        const now = performance.now();
+        this.waiting = this.waiting.filter((write) => {
+          const result = slowest === undefined ? 'unknown' : slowest === null || slowest >= write.sequence ? 'read' : now - write.started > this.deafAfterMs ? 'timeout' : null;
+          if (result === null) return true;
+          this.metrics.changeLogAckWaits.observe({ result }, (now - write.started) / 1000);
+          write.done();
+          return false;
+        });
+        if (this.waiting.length > 0) await sleep(READERS_CHECK_MS);
+      }
+    } finally {
+      this.watchingReaders = false;
+    }
   }
 
   /** A poll that starts after this call (one in progress may have begun before a commit it must see). */
@@ -133,16 +183,21 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async poll(): Promise<void> {
+    // Live is counted from before the poll: the database's time of it is later (change_log_readers).
+    const started = performance.now();
+    const before = this.cursor;
     try {
       for (;;) {
-        const polled = await this.repository.poll(this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
+        const applied = this.cursor;
+        const polled = await this.repository.poll(this.reader, applied, this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
         this.cursor ??= polled.head;
         this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
         this.notePending(polled.oldest_pending);
         if (polled.events.length < POLL_LIMIT) break;
       }
-      this.lastPolledAt = performance.now();
+      if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
+      this.lastPolledAt = started;
       this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
     } catch (error) {
       this.metrics.changeLogPollFailures.inc();

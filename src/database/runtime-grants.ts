@@ -15,6 +15,7 @@ export const RUNTIME_GRANTS: Record<string, readonly string[]> = {
   audit_events: ['SELECT', 'INSERT'],
   market_events: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
   change_log_head: ['SELECT', 'UPDATE'],
+  change_log_readers: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
   idempotency_keys: ['SELECT', 'INSERT', 'DELETE'],
 };
 

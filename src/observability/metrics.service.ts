@@ -57,6 +57,14 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly changeLogAckWaits = new Histogram({
+    name: 'oracle_change_log_ack_wait_seconds',
+    help: 'How long a write waited, before its answer, for every other live instance to read its event; result: read, timeout (one stopped polling) or unknown (the check failed)',
+    labelNames: ['result'] as const,
+    buckets: [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1, 2],
+    registers: [this.registry],
+  });
+
   readonly changeLogPollFailures = new Counter({
     name: 'oracle_change_log_poll_failures_total',
     help: 'Reads of the change log that failed (the cache is bypassed once none succeeded for CHANGES_DEAF_AFTER_MS)',

@@ -24,7 +24,6 @@ import { disputeBody, disputesPresent, publicPath, seedResolvedMarkets } from '.
  */
 
 const STATEMENT_TIMEOUT_MS = 2_000; // the service's default DB_STATEMENT_TIMEOUT_MS
-const VISIBLE_EVERYWHERE_WITHIN_MS = 1_000;
 const RECOVERY_WITHIN_MS = 5_000;
 const MIGRATIONS_DIR = new URL('../../src/database/migrations/', import.meta.url);
 
@@ -62,50 +61,40 @@ describe('service: three instances behind PgBouncer, a replica and a balancer', 
     expect(rows.map((row) => row.name)).toEqual(expected);
   });
 
-  it('(c) a write through the balancer is seen by every instance, read on its own port, within 1 s', async () => {
+  it('(c) once a write through the balancer is answered, every instance, read on its own port, serves it (caches and replica reads included)', async () => {
     const state = withInstances();
     const balancer = new HttpClient(urls().balancer);
     const instances = state.ports.instances.map((_, i) => new HttpClient(urls().instance(i + 1)));
     const bearer = { authorization: `Bearer ${state.keys.adminMasterKey}` };
-    const slug = `visible-${Date.now()}`;
-    const everywhere = async (check: (market: any) => boolean): Promise<number[]> => {
-      const since = performance.now();
-      return Promise.all(
-        instances.map(async (instance, i) => {
-          for (;;) {
-            const answer = await instance.request('GET', publicPath(slug));
-            const market = answer.body?.data?.markets?.[0];
-            if (market && check(market)) return performance.now() - since;
-            if (performance.now() - since > VISIBLE_EVERYWHERE_WITHIN_MS * 5) {
-              throw new Error(`instance${i + 1} still answers ${JSON.stringify(answer.body)}`);
-            }
-            await sleep(20);
-          }
-        }),
-      );
+    /** Each instance's first read after the answer, twice (the second from its cache). */
+    const everywhere = async (slug: string, check: (market: any) => boolean): Promise<void> => {
+      for (let read = 0; read < 2; read++) {
+        const answers = await Promise.all(instances.map((instance) => instance.request('GET', publicPath(slug))));
+        answers.forEach((answer, i) => {
+          if (!check(answer.body?.data?.markets?.[0])) throw new Error(`instance${i + 1} answers ${JSON.stringify(answer.body)}`);
+        });
+      }
     };
     try {
-      const created = await balancer.request('POST', '/admin/markets', { headers: bearer, body: { source: 'demo', slug } });
-      expect(created.body).toMatchObject({ code: 0, data: { status: 'monitoring' } });
-      const id = created.body.data.id as number;
-      await everywhere((market) => market.status === 'monitoring'); // each instance has read (and may cache) it
+      for (let round = 0; round < 5; round++) {
+        const slug = `visible-${Date.now()}-${round}`;
+        const created = await balancer.request('POST', '/admin/markets', { headers: bearer, body: { source: 'demo', slug } });
+        expect(created.body).toMatchObject({ code: 0, data: { status: 'monitoring' } });
+        const id = created.body.data.id as number;
+        await everywhere(slug, (market) => market?.status === 'monitoring');
 
-      const resolved = await balancer.request('POST', `/admin/markets/${id}/resolve`, {
-        headers: bearer,
-        body: { verdict: 'YES', confidence: 'HIGH', reasoning: 'Confirmed.', proofs: [{ chain: 'base', tx_hash: `0x${'2'.repeat(64)}` }] },
-      });
-      expect(resolved.body).toMatchObject({ code: 0, data: { status: 'resolved' } });
-      const resolvedSeenMs = await everywhere((market) => market.status === 'resolved');
+        const resolved = await balancer.request('POST', `/admin/markets/${id}/resolve`, {
+          headers: bearer,
+          body: { verdict: 'YES', confidence: 'HIGH', reasoning: 'Confirmed.', proofs: [{ chain: 'base', tx_hash: `0x${'2'.repeat(64)}` }] },
+        });
+        expect(resolved.body).toMatchObject({ code: 0, data: { status: 'resolved' } });
+        await everywhere(slug, (market) => market?.status === 'resolved');
 
-      const filed = await balancer.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': state.keys.partnerKey! }, body: disputeBody(id) });
-      expect(filed.body).toMatchObject({ code: 0 });
-      const disputeId = filed.body.data.dispute_id as number;
-      const filedSeenMs = await everywhere((market) => market.status === 'disputed' && market.disputes?.[0]?.id === disputeId);
-      const ms = (list: number[]) => list.map((x) => x.toFixed(0)).join(' / ');
-      console.log(`(c) seen by instances 1 / 2 / 3 after: resolution ${ms(resolvedSeenMs)} ms, filing ${ms(filedSeenMs)} ms`);
-
-      expect(Math.max(...resolvedSeenMs)).toBeLessThanOrEqual(VISIBLE_EVERYWHERE_WITHIN_MS);
-      expect(Math.max(...filedSeenMs)).toBeLessThanOrEqual(VISIBLE_EVERYWHERE_WITHIN_MS);
+        const filed = await balancer.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': state.keys.partnerKey! }, body: disputeBody(id) });
+        expect(filed.body).toMatchObject({ code: 0 });
+        const disputeId = filed.body.data.dispute_id as number;
+        await everywhere(slug, (market) => market?.status === 'disputed' && market.disputes?.[0]?.id === disputeId);
+      }
     } finally {
       balancer.close();
       for (const instance of instances) instance.close();
@@ -197,8 +186,21 @@ describe('service: three instances behind PgBouncer, a replica and a balancer', 
     const markets = await seedResolvedMarkets(6_000);
     const load = new MixedLoad(urls().balancer, { readers: 4, filers: 4, reads: markets.slice(0, 200), filings: markets.slice(200), apiKey: state.keys.partnerKey! });
     await sleep(1_500);
+    // A filing held on a locked row is in its transaction when the primary stops: it must get 5030.
+    const holder = await connect(primary(), 'cluster-test-failover-holder');
+    holder.on('error', () => undefined);
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [markets[0].id]);
+    const balancer = new HttpClient(urls().balancer);
+    const held = balancer.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': state.keys.partnerKey! }, body: disputeBody(markets[0].id), timeoutMs: 15_000 });
+    for (let i = 0; i < 50; i++) {
+      await sleep(20);
+      const [{ count }] = (await holder.query(`SELECT count(*)::int AS count FROM pg_locks WHERE NOT granted AND locktype IN ('transactionid', 'tuple')`)).rows;
+      if (count > 0) break;
+    }
     const failoverBegan = performance.now();
     await stopPrimary(dir);
+    await holder.end().catch(() => undefined);
     const stoppedAt = performance.now();
     await promoteReplica(dir);
     const promotedAt = performance.now();
@@ -221,8 +223,9 @@ describe('service: three instances behind PgBouncer, a replica and a balancer', 
 
     expectEnvelopesWithout5000(samples);
     expect(codesOf(samples).filter((code) => code !== 0 && code !== 5030 && code !== 5031)).toEqual([]);
-    const during = samples.filter((x) => x.kind === 'filing' && x.endedAt > failoverBegan && x.startedAt < repointedAt);
-    expect(codesOf(during)).toContain(5030);
+    const heldAnswer = await held;
+    balancer.close();
+    expect(heldAnswer.body).toEqual({ code: 5030, msg: 'service unavailable', detail: 'service unavailable' });
     expect(recoveredAt).not.toBeNull();
     expect(recoveredAt! - repointedAt).toBeLessThanOrEqual(RECOVERY_WITHIN_MS);
     const lateFailures = samples.filter((x) => x.startedAt > recoveredAt! + 500 && x.body?.code !== 0);
