@@ -3,13 +3,14 @@ import { requireDist } from './db.mjs';
 
 export const HELP = `usage: node bench/run.mjs [--quick] [--scaling] [--docs | --no-docs]   (npm run bench -- --quick)
 
-  --quick        small sizes and short loads, for developing the bench (does not write the docs
-                 unless --docs is given)
+  --quick        small sizes and short loads, for developing the bench (does not record the run
+                 in the history or the docs unless --docs is given)
   --scaling      also measure the read's cost vs. the data's size (10k, 100k, 1M markets: about
                  two more minutes; same as BENCH_SCALING=1). Off by default.
   --no-scaling   accepted for older scripts: the default
-  --docs         write docs/benchmarks.md even in --quick mode
-  --no-docs      do not touch docs/benchmarks.md (bench/results/ is always written)
+  --docs         append the run to bench/results/bench.jsonl and make it docs/benchmarks.md's
+                 latest run, even in --quick mode
+  --no-docs      touch neither (bench/results/<id>.json and latest.json are always written)
 
 environment (defaults in brackets; --quick ones after the slash):
   BENCH_DATABASE_URL          a PostgreSQL server to use instead of an embedded one; the bench

@@ -1,7 +1,7 @@
-// bench/report.mjs: the machine description and a run's report, as the printed table (stdout)
-// and as the Markdown section docs.mjs prepends to docs/benchmarks.md. Both list every load's
-// merged figures, the CPU each server used per request, the ratios the targets read and the
-// targets, met or not.
+// bench/report.mjs: the machine description and a run's report, as the printed table (stdout),
+// as the Markdown section docs.mjs puts in docs/benchmarks.md, and as the line it appends to
+// bench/results/bench.jsonl. Each lists every load's merged figures, the CPU each server used per
+// request, the ratios the targets read and the targets, met or not.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { failedAnswers, readRow, TARGETS } from './targets.mjs';
@@ -71,19 +71,39 @@ function preamble(run) {
   ];
 }
 
+/** The six read rows of a level, or undefined when one is missing. */
+function levelRows(run, connections) {
+  const row = (server, keys) => readRow(run, server, keys, connections);
+  const rows = { n: row('nest', 'hot'), b: row('baseline', 'hot'), s: row('service', 'hot'), sc: row('serviceCors', 'hot'), bc: row('baseline', 'cold'), scold: row('service', 'cold') };
+  return Object.values(rows).every(Boolean) ? rows : undefined;
+}
+
+/** The ratios a level's line prints, rounded as printed. */
+function levelRatios({ n, b, s, sc, bc, scold }) {
+  const x = (a, bb) => Number((a / bb).toFixed(2));
+  return {
+    serviceVsNHot: x(s.reqPerSec, n.reqPerSec),
+    serviceVsBHot: x(s.reqPerSec, b.reqPerSec),
+    p99VsBHot: x(s.latencyMs.p99, b.latencyMs.p99),
+    serviceVsBCold: x(scold.reqPerSec, bc.reqPerSec),
+    corsVsWithout: x(sc.reqPerSec, s.reqPerSec),
+  };
+}
+
 /** Per level: the ratios the targets read, and what the pipeline costs over N and B per request. */
 function ratioLines(run, connections) {
-  const row = (server, keys) => readRow(run, server, keys, connections);
-  const [n, b, s, sc, bc, scold] = [row('nest', 'hot'), row('baseline', 'hot'), row('service', 'hot'), row('serviceCors', 'hot'), row('baseline', 'cold'), row('service', 'cold')];
-  if (!n || !b || !s || !sc || !bc || !scold) return [];
-  const x = (a, bb) => `${(a / bb).toFixed(2)}×`;
-  const cpu = (r) => r.cpuUsPerReq ?? NaN;
+  const rows = levelRows(run, connections);
+  if (!rows) return [];
+  const { n, b, s, sc, bc, scold } = rows;
+  const r = levelRatios(rows);
+  const x = (ratio) => `${ratio.toFixed(2)}×`;
+  const cpu = (row) => row.cpuUsPerReq ?? NaN;
   // "server+PostgreSQL": the database's share is the whole server's CPU over the same window.
-  const both = (r) => `${cpu(r)}${r.dbCpuUsPerReq != null ? `+${r.dbCpuUsPerReq}` : ''}`;
+  const both = (row) => `${cpu(row)}${row.dbCpuUsPerReq != null ? `+${row.dbCpuUsPerReq}` : ''}`;
   const dispute = run.disputes.find((d) => d.connections === connections);
   return [
-    `@${connections} req/s: service/N hot ${x(s.reqPerSec, n.reqPerSec)}, service/B hot ${x(s.reqPerSec, b.reqPerSec)}, ` +
-      `p99 service/B hot ${x(s.latencyMs.p99, b.latencyMs.p99)}, service/B cold ${x(scold.reqPerSec, bc.reqPerSec)}, CORS/without ${x(sc.reqPerSec, s.reqPerSec)}`,
+    `@${connections} req/s: service/N hot ${x(r.serviceVsNHot)}, service/B hot ${x(r.serviceVsBHot)}, ` +
+      `p99 service/B hot ${x(r.p99VsBHot)}, service/B cold ${x(r.serviceVsBCold)}, CORS/without ${x(r.corsVsWithout)}`,
     `@${connections} CPU per request, server+PostgreSQL (µs): N ${both(n)}; B hot ${both(b)}, cold ${both(bc)}; ` +
       `service hot ${both(s)} (N's ${cpu(n)} + ${cpu(s) - cpu(n)}), with CORS ${both(sc)} (${signed(cpu(sc) - cpu(s))}); ` +
       `service cold ${both(scold)} (B's ${cpu(bc)} + ${cpu(scold) - cpu(bc)})` + (dispute ? `; dispute ${both(dispute)}` : ''),
@@ -133,10 +153,10 @@ const logLine = (run) =>
   (run.serviceLog.atShutdown ? ` (${run.serviceLog.atShutdown} of them after SIGTERM)` : '') +
   (run.serviceLog.file ? ` (kept in ${run.serviceLog.file})` : '') + run.serviceLog.samples.map((sample) => `\n  ${sample}`).join('');
 
+const scalingSetup = (c) => `hot set, ${c.scalingConnections} conns, ${c.scalingWarmup} s warm-up + ${c.scalingDuration} s, fresh processes per size`;
 function scalingText(run) {
-  const c = run.config;
   return [
-    `Read cost vs. size (hot set, ${c.scalingConnections} conns, ${c.scalingWarmup} s warm-up + ${c.scalingDuration} s, fresh processes per size):`,
+    `Read cost vs. size (${scalingSetup(run.config)}):`,
     '| markets | service p50 ms | service p99 ms | service req/s | service CPU µs/req | B p50 ms | B p99 ms | B req/s | B CPU µs/req |',
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...run.scaling.map((s) => `| ${int(s.markets)} | ${ms(s.service.latencyMs.p50)} | ${ms(s.service.latencyMs.p99)} | ${int(s.service.reqPerSec)} | ` +
@@ -159,6 +179,67 @@ export function formatMarkdown(run) {
   for (const target of run.targets) md.push(`- ${target.met ? '✅ met' : '❌ NOT met'}: ${target.name}: ${target.detail}`);
   md.push('');
   return md.join('\n');
+}
+
+/**
+ * The run as one line of bench/results/bench.jsonl (`"bench": 2`): what its Markdown section
+ * states, as data, for `npm run bench:history`. Lines of the previous bench (`"bench": 1`)
+ * have its own fields: no N, CORS, cold keys or CPU, and B was called "baseline".
+ */
+export function historyRecord(run) {
+  const [machine, , data, loads, keys, checks] = preamble(run);
+  const after = (line) => line.slice(line.indexOf(': ') + 2);
+  const figures = (row) => ({
+    server: row.server,
+    connections: row.connections,
+    ...(row.keys ? { keys: row.keys } : {}),
+    reqPerSec: row.reqPerSec,
+    p50: row.latencyMs.p50,
+    p90: row.latencyMs.p90,
+    p99: row.latencyMs.p99,
+    cpuUsPerReq: row.cpuUsPerReq ?? null,
+    dbCpuUsPerReq: row.dbCpuUsPerReq ?? null,
+    clientCpuUsPerReq: row.clientCpuUsPerReq ?? null,
+    failed: failedAnswers(row),
+    ...(warmupFailures(row) ? { warmupFailed: warmupFailures(row) } : {}),
+    ...(row.keys ? { roundsReqPerSec: row.rounds ? row.rounds.map((r) => r.reqPerSec) : null } : {}),
+  });
+  const ratios = {};
+  for (const connections of run.config.connections) {
+    const rows = levelRows(run, connections);
+    if (rows) ratios[connections] = levelRatios(rows);
+  }
+  const scalingFigures = (s) => ({ p50: s.latencyMs.p50, p99: s.latencyMs.p99, reqPerSec: s.reqPerSec, cpuUsPerReq: s.cpuUsPerReq ?? null });
+  return {
+    bench: 2,
+    id: run.id,
+    startedAt: run.startedAt,
+    quick: run.config.quick,
+    machine: after(machine),
+    cpuBusyAtStartPct: run.machine.cpuBusyAtStartPct ?? null,
+    loadAverageAtStart: run.machine.loadAverageAtStart,
+    loadAverageAtEnd: run.loadAverageAtEnd,
+    notIdle: notIdle(run),
+    wallSeconds: run.wallSeconds,
+    data: after(data),
+    loads: after(loads),
+    keys: after(keys),
+    checks: after(checks),
+    read: run.read.map(figures),
+    disputePool: { used: run.disputePool.used, available: run.disputePool.available },
+    disputes: run.disputes.map(figures),
+    ratios,
+    peakRssMb: Object.fromEntries(Object.entries(run.memory).map(([key, m]) => [key, m?.peakMb ?? null])),
+    rssTrailMb: run.memoryTrail.map((step) => ({ after: step.after, service: step.service ?? null, serviceCors: step.serviceCors ?? null })),
+    serviceLog: {
+      lines: run.serviceLog.lines, warn: run.serviceLog.warn, error: run.serviceLog.error, fatal: run.serviceLog.fatal,
+      ...(run.serviceLog.atShutdown ? { atShutdown: run.serviceLog.atShutdown } : {}),
+    },
+    ...(run.scaling.length > 0
+      ? { scalingSetup: scalingSetup(run.config), scaling: run.scaling.map((s) => ({ markets: s.markets, service: scalingFigures(s.service), baseline: scalingFigures(s.baseline) })) }
+      : {}),
+    targets: run.targets.map(({ name, met, detail }) => ({ name, met, detail })),
+  };
 }
 
 const notIdle = (run) => (run.machine.cpuBusyAtStartPct ?? 0) > 15 || run.machine.loadAverageAtStart[0] > run.machine.cores;

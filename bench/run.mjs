@@ -9,9 +9,10 @@
 //   3. at BENCH_MARKETS (100k): the main phase (phases.mjs mainPhase): the service, the service
 //      with CORS, B and N side by side; byte-identity checks; the read loads (hot and cold key
 //      sets) in rounds of alternating order; the dispute submissions; the staleness check;
-//   4. evaluate the targets (targets.mjs), print the table, write bench/results/<id>.json and
-//      prepend the run to docs/benchmarks.md (report.mjs); stop every server, drop the database
-//      / stop the embedded server, also on Ctrl-C and on errors.
+//   4. evaluate the targets (targets.mjs), print the table, write bench/results/<id>.json,
+//      append the run to bench/results/bench.jsonl and make it docs/benchmarks.md's latest run
+//      (docs.mjs); stop every server, drop the database / stop the embedded server, also on
+//      Ctrl-C and on errors.
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { parseArguments } from './config.mjs';
 import { applyMigrations, distDir, provisionDatabase, useDist } from './db.mjs';
 import { mainPhase, measureScaling } from './phases.mjs';
-import { writeDocs, writeResults } from './docs.mjs';
+import { appendHistory, writeDocs, writeResults } from './docs.mjs';
 import { describeMachine, formatText } from './report.mjs';
 import { seed } from './seed.mjs';
 import { killAllChildren, ROOT, SERVER_NODE, serverNodeVersion, summarizeLog } from './servers.mjs';
@@ -192,8 +193,9 @@ async function main() {
   const file = await writeResults(resultsDir, run);
   log(`raw results: ${file}`);
   if (config.docs) {
+    await appendHistory(join(resultsDir, 'bench.jsonl'), run);
     await writeDocs(join(ROOT, 'docs', 'benchmarks.md'), run);
-    log('docs/benchmarks.md updated');
+    log('bench/results/bench.jsonl and docs/benchmarks.md updated');
   }
 }
 
