@@ -22,7 +22,11 @@ const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as 
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
 /** Jobs waiting are kept past the schedule's 25 hours; finished ones an hour (the outcome is on the delivery row). */
 const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 3_600 } as const;
-/** Attempts to one webhook at once, across instances: a hanging endpoint holds at most these workers. */
+/**
+ * Attempts to one webhook at once, across instances (pg-boss's groupConcurrency, which skips the
+ * group's other jobs): a hanging endpoint holds about these workers; its count is read without a
+ * lock, so fetches at the same instant may admit one or two more.
+ */
 const ATTEMPTS_PER_WEBHOOK = 2;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
