@@ -127,6 +127,16 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
       expect(await master.post(`/admin/partners/nobody/webhooks/${theirs}/redeliver`, { after: 0 })).toEqual(PARTNER_NOT_FOUND);
     });
 
+    it('keeps a partner to 20 webhooks at once (its list is answered whole); a deleted one frees its place', async () => {
+      await partner('many');
+      const ids: number[] = [];
+      for (let n = 0; n < 20; n++) ids.push((await register('many', `/many-${n}`)).webhook_id);
+      expect(await master.post('/admin/partners/many/webhooks', { url: receiver.url('/many-20') })).toEqual(error(4000, 'invalid request', 'a partner has at most 20 webhooks'));
+      expect((await master.get('/admin/partners/many/webhooks')).data.webhooks).toHaveLength(20);
+      expect((await master.delete(`/admin/partners/many/webhooks/${ids[0]}`)).code).toBe(0);
+      expect((await master.post('/admin/partners/many/webhooks', { url: receiver.url('/many-20') })).code).toBe(0);
+    });
+
     it('4031 for a reviewer, 4012 without credentials; 4000 for bad bodies', async () => {
       await partner('guarded');
       const FORBIDDEN = error(4031, 'forbidden');

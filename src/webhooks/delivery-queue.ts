@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Job, type JobInsert, PgBoss } from 'pg-boss';
 import type { Environment } from '../config/environment';
@@ -34,6 +34,8 @@ const QUEUE_POOL_SIZE = 3;
 const POLL_SECONDS = 0.5;
 /** How often expired attempts are found and jobs past their retention deleted. */
 const SUPERVISE_SECONDS = 5;
+/** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
+const ERROR_LOG_INTERVAL_MS = 60_000;
 /** Migrations may take minutes (as the service's own, data-source-options.ts). */
 const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
@@ -82,7 +84,7 @@ export async function installDeliveryQueue(url: string, connectTimeoutMs: number
  * polls (no LISTEN) and sends unnamed statements: it works behind PgBouncer in transaction mode.
  */
 @Injectable()
-export class DeliveryQueue implements BeforeApplicationShutdown {
+export class DeliveryQueue {
   private boss: PgBoss | null = null;
   private readonly workers: number;
   private readonly firstRetrySeconds: number;
@@ -101,9 +103,8 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
     return this.workers > 0;
   }
 
-  /** Starts this instance's workers, if it has any. */
+  /** Starts this instance's workers (WEBHOOK_WORKERS > 0). */
   async start(handlers: DeliveryHandlers): Promise<void> {
-    if (!this.sending) return;
     const statementTimeoutMs = this.config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
     // pg-boss's sessions are the service role's: the server's timeouts are that role's defaults
     // (set at start), and the client's query timeout the pool's, as for the API's statements.
@@ -122,7 +123,12 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
       reindex: false,
       monitorVacuum: false,
     } as ConstructorParameters<typeof PgBoss>[0]);
-    boss.on('error', (error) => logger.warn(`the delivery queue: ${error.message}`));
+    let lastLogged = Number.NEGATIVE_INFINITY;
+    boss.on('error', (error) => {
+      if (performance.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
+      lastLogged = performance.now();
+      logger.warn(`the webhook delivery queue failed: ${error.message} (logged at most once a minute)`);
+    });
     await boss.start();
     this.boss = boss;
     await boss.work<DeliveryJob>(
@@ -149,13 +155,13 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
     await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
   }
 
-  /** Workers waiting for their next poll look now. */
+  /** Workers waiting for their next poll look now (after a fan-out, and after each attempt: a backlog is taken back to back). */
   wake(): void {
     for (const worker of this.boss?.getWipData() ?? []) if (worker.name === DELIVERIES) this.boss!.notifyWorker(worker.id);
   }
 
   /** Attempts in progress get a short grace; what is still running then is failed and retried later. */
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     await this.boss?.stop({ graceful: true, timeout: 3_000 });
   }
 }
