@@ -20,8 +20,8 @@ const GIVEN_UP = 'webhook-deliveries-given-up';
 const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as const;
 /** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
-/** Jobs waiting are kept past the schedule's 25 hours; finished ones an hour (the outcome is on the delivery row). */
-const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 3_600 } as const;
+/** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
+const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as const;
 /**
  * Attempts to one webhook at once, across instances (pg-boss's groupConcurrency, which skips the
  * group's other jobs): a hanging endpoint holds about these workers; its count is read without a
@@ -32,8 +32,13 @@ const ATTEMPTS_PER_WEBHOOK = 2;
 const QUEUE_POOL_SIZE = 3;
 /** How often idle workers look for jobs (pg-boss's floor); a fan-out on this instance wakes them at once. */
 const POLL_SECONDS = 0.5;
-/** How often expired attempts are found and jobs past their retention deleted. */
-const SUPERVISE_SECONDS = 5;
+/**
+ * pg-boss's supervision (by one instance at a time): every 5 s it looks whether a pass is due;
+ * every 10 s it finds expired attempts (and counts the queue), every minute deletes finished jobs.
+ */
+const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
+/** How often the given-up queue's worker looks for jobs. */
+const GIVEN_UP_POLL_SECONDS = 5;
 /** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
 const ERROR_LOG_INTERVAL_MS = 60_000;
 /** Migrations may take minutes (as the service's own, data-source-options.ts). */
@@ -119,7 +124,7 @@ export class DeliveryQueue {
       migrate: false,
       schedule: false,
       registerInstance: false,
-      superviseIntervalSeconds: SUPERVISE_SECONDS,
+      ...SUPERVISION,
       reindex: false,
       monitorVacuum: false,
     } as ConstructorParameters<typeof PgBoss>[0]);
@@ -136,7 +141,7 @@ export class DeliveryQueue {
       { localConcurrency: this.workers, batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, groupConcurrency: ATTEMPTS_PER_WEBHOOK },
       ([job]) => handlers.attempt(job.data.delivery_id, job.signal),
     );
-    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: SUPERVISE_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
+    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: GIVEN_UP_POLL_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
       for (const job of jobs) await handlers.givenUp(job.data.delivery_id);
     });
   }
@@ -155,9 +160,14 @@ export class DeliveryQueue {
     await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
   }
 
-  /** Workers waiting for their next poll look now (after a fan-out, and after each attempt: a backlog is taken back to back). */
-  wake(): void {
-    for (const worker of this.boss?.getWipData() ?? []) if (worker.name === DELIVERIES) this.boss!.notifyWorker(worker.id);
+  /**
+   * Up to `count` idle workers look for jobs now rather than at their next poll: after a fan-out,
+   * and after each attempt (a backlog is taken back to back). Never all at once for one job:
+   * simultaneous fetches can pass a webhook's attempt limit together.
+   */
+  wake(count: number): void {
+    const idle = this.boss?.getWipData().filter((worker) => worker.name === DELIVERIES && worker.count === 0) ?? [];
+    for (const worker of idle.slice(0, count)) this.boss!.notifyWorker(worker.id);
   }
 
   /** Attempts in progress get a short grace; what is still running then is failed and retried later. */

@@ -47,7 +47,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicati
     if (delivery.body === null) return this.repository.finish(id, 'dropped');
     const headers = signedHeaders(delivery.event_id, delivery.body, delivery.secrets);
     const outcome = await postDelivery(delivery.url, delivery.body, headers, this.allowPrivate, stop);
-    this.queue.wake();
+    this.queue.wake(1);
     await this.repository.recordAttempt(id, outcome);
     this.metrics.webhookAttempts.inc({ result: outcome.delivered ? 'delivered' : 'failed' });
     if (!outcome.delivered) throw new AttemptFailed(outcome.error ?? 'failed');

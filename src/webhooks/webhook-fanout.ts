@@ -87,7 +87,7 @@ export class WebhookFanout implements ChangeListener {
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wake();
+      if (enqueued && enqueued.deliveries > 0) this.queue.wake(enqueued.deliveries);
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }
   }

@@ -124,6 +124,14 @@ describe('faults: webhook deliveries across instances', () => {
     } finally {
       receiver.answer = () => 200;
     }
+    // The endpoint back, its events arrive (each hung attempt ends after 10 s, then is retried).
+    const deadline = performance.now() + 60_000;
+    while ((await admin(a, 'GET', '/admin/partners/stuck/webhooks')).body.data.webhooks[0].pending > 0) {
+      expect(performance.now()).toBeLessThan(deadline);
+      await sleep(500);
+    }
+    const ids = new Set(receiver.received.filter(at('/stuck')).map((request) => request.headers['webhook-id']));
+    expect(ids.size).toBe(20);
   });
 
   it('loses no delivery when the instance holding attempts is SIGKILLed: another instance delivers them', async () => {
@@ -140,11 +148,13 @@ describe('faults: webhook deliveries across instances', () => {
       expect((await a.waitExit(5_000))?.signal).toBe('SIGKILL');
       const startedAt = performance.now();
       const c = await start('webhooks-c');
-      const wanted = new Set(written.map((answer) => answer.body.data.id as number));
-      const delivered = await receiver.waitFor(8 + 2, at('/crash'), 60_000);
-      const arrived = new Set(delivered.slice(2).map(marketOf));
-      console.log(`after SIGKILL of the sending instance: all ${arrived.size} events delivered by another within ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
-      expect(arrived).toEqual(wanted);
+      const wanted = written.map((answer) => answer.body.data.id as number);
+      // Answered 200: every request but the two that hung (at least once: one may come twice).
+      const arrived = () => new Set(receiver.received.filter(at('/crash')).slice(2).map(marketOf));
+      await receiver.until(() => wanted.every((id) => arrived().has(id)), 60_000, () => `delivered ${[...arrived()]} of ${wanted}`);
+      const requests = receiver.received.filter(at('/crash')).length;
+      console.log(`after SIGKILL of the sending instance: all ${wanted.length} events delivered (${requests} requests) within ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+      expect([...arrived()].sort((x, y) => x - y)).toEqual([...wanted].sort((x, y) => x - y));
       expect((await c.http.request('GET', '/health/ready')).status).toBe(200);
     } finally {
       receiver.answer = () => 200;
