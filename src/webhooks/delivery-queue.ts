@@ -161,13 +161,13 @@ export class DeliveryQueue {
   }
 
   /**
-   * Up to `count` idle workers look for jobs now rather than at their next poll: after a fan-out,
-   * and after each attempt (a backlog is taken back to back). Never all at once for one job:
-   * simultaneous fetches can pass a webhook's attempt limit together.
+   * One idle worker looks for a job now rather than at its next poll: after a fan-out, and as an
+   * attempt starts and ends, so a backlog is claimed one job after another, back to back. Never
+   * several at once: simultaneous fetches can pass a webhook's attempt limit together.
    */
-  wake(count: number): void {
-    const idle = this.boss?.getWipData().filter((worker) => worker.name === DELIVERIES && worker.count === 0) ?? [];
-    for (const worker of idle.slice(0, count)) this.boss!.notifyWorker(worker.id);
+  wakeOne(): void {
+    const idle = this.boss?.getWipData().find((worker) => worker.name === DELIVERIES && worker.count === 0);
+    if (idle) this.boss!.notifyWorker(idle.id);
   }
 
   /** Attempts in progress get a short grace; what is still running then is failed and retried later. */

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ChangeLog, type ChangeListener } from '../changes/change-log';
 import { Sql } from '../database/sql';
 import { DeliveryQueue } from './delivery-queue';
@@ -8,6 +9,8 @@ import { WebhooksRepository } from './webhooks.repository';
 const FANOUT_BATCH = 500;
 /** How often instances that send look for events and redeliveries to fan out, besides their own change log's news. */
 const FANOUT_INTERVAL_MS = 500;
+/** The least time between two fan-outs of an instance while writes keep coming (each takes up to FANOUT_BATCH events). */
+const FANOUT_GAP_MS = 100;
 /** How often deliveries finished over FINISHED_KEPT_DAYS ago are deleted, a batch at a time. */
 const CLEANUP_INTERVAL_MS = 60 * 60_000;
 const FINISHED_KEPT_DAYS = 7;
@@ -64,18 +67,28 @@ export class WebhookFanout implements ChangeListener {
       this.again = true;
       return;
     }
-    this.running = this.fanOut()
-      .catch((error: Error) => this.logger.warn(`fanning events out to webhooks failed (tried again shortly): ${error.message}`))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.soon();
-        }
-      });
+    this.running = this.runWhileAsked().finally(() => (this.running = null));
   }
 
-  private async fanOut(): Promise<void> {
+  /**
+   * Runs fan-outs while news came during the last one; FANOUT_GAP_MS apart after one that found
+   * events, so a stream of writes costs one a gap (a writer's news comes before its event has a
+   * sequence: a run that found none is followed at once).
+   */
+  private async runWhileAsked(): Promise<void> {
+    do {
+      this.again = false;
+      const events = await this.fanOut().catch((error: Error) => {
+        this.logger.warn(`fanning events out to webhooks failed (tried again shortly): ${error.message}`);
+        return 0;
+      });
+      if (this.again && events > 0) await sleep(FANOUT_GAP_MS);
+    } while (this.again && this.started);
+  }
+
+  /** Fans out every event and redelivery waiting (unless another instance is at it); the events it took. */
+  private async fanOut(): Promise<number> {
+    let events = 0;
     for (let more = true; more; ) {
       const enqueued = await this.sql.transaction(async (tx) => {
         const fanned = await this.repository.fanOut(tx, FANOUT_BATCH);
@@ -87,9 +100,11 @@ export class WebhookFanout implements ChangeListener {
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wake(enqueued.deliveries);
+      if (enqueued && enqueued.deliveries > 0) this.queue.wakeOne();
+      events += enqueued?.events ?? 0;
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }
+    return events;
   }
 
   private async deleteFinished(): Promise<void> {
