@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Job, type JobInsert, PgBoss } from 'pg-boss';
 import type { Environment } from '../config/environment';
+import { MIGRATION_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql, type Transaction } from '../database/sql';
 import { ATTEMPT_TIMEOUT_MS } from './webhook-sender';
@@ -30,7 +31,7 @@ const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as co
 const ATTEMPTS_PER_WEBHOOK = 2;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
-/** How often idle workers look for jobs (pg-boss's floor); a fan-out on this instance wakes them at once. */
+/** How often idle workers look for jobs (pg-boss's floor); a fan-out, and each attempt, wakes one at once (wakeOne). */
 const POLL_SECONDS = 0.5;
 /**
  * pg-boss's supervision (by one instance at a time): every 5 s it looks whether a pass is due;
@@ -41,8 +42,6 @@ const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, m
 const GIVEN_UP_POLL_SECONDS = 5;
 /** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
 const ERROR_LOG_INTERVAL_MS = 60_000;
-/** Migrations may take minutes (as the service's own, data-source-options.ts). */
-const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
 export interface DeliveryJob {
   delivery_id: string;
