@@ -197,6 +197,7 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
         expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
         expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       }
+      expect(await t.metrics()).toMatch(/^oracle_webhook_attempts_total\{result="delivered"\} [1-9]/m);
       const [listed] = (await master.get('/admin/partners/deliver/webhooks')).data.webhooks;
       expect(listed).toEqual(expect.objectContaining({ last_delivery: { at: ISO, http_status: 200, error: null }, pending: 0 }));
     });

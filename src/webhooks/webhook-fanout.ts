@@ -17,11 +17,8 @@ const FINISHED_KEPT_DAYS = 7;
 const CLEANUP_BATCH = 10_000;
 
 /**
- * Turns change-log events into webhook deliveries, each exactly once: one transaction, by one
- * instance at a time (the head row, locked or skipped, never waited for), writes a delivery per
- * (webhook, event), enqueues its pg-boss job, and moves the head. Runs on instances that send
- * (WEBHOOK_WORKERS > 0; WebhookDeliverer starts it) when their change log reads events, and every
- * FANOUT_INTERVAL_MS; never inside a write's transaction.
+ * Turns change-log events into webhook deliveries, each exactly once (docs/architecture.md#webhooks),
+ * on instances that send; never inside a write's transaction.
  */
 @Injectable()
 export class WebhookFanout implements ChangeListener {
