@@ -43,7 +43,7 @@ const GIVEN_UP_POLL_SECONDS = 5;
 /** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
 const ERROR_LOG_INTERVAL_MS = 60_000;
 
-export interface DeliveryJob {
+interface DeliveryJob {
   delivery_id: string;
 }
 
