@@ -14,11 +14,11 @@ const DELIVERIES = 'webhook-deliveries';
 const GIVEN_UP = 'webhook-deliveries-given-up';
 
 /**
- * The retry schedule (contract §7): pg-boss waits retryDelay × 2^(n-1) × (1 + a random fraction)
- * before retry n, capped at an hour: 15–30 s, 30–60 s, 1–2 min, … 32–60 min, then hourly; 31
- * retries (32 attempts) span 24.1 to 25.1 hours, then the delivery is given up.
+ * The retry schedule (contract §7): pg-boss waits retryDelay (12 s) × 2^(n-1) × (1 + a random
+ * fraction) before retry n, capped at an hour: 12–24 s, 24–48 s, … 51–60 min, then hourly; 32
+ * retries (33 attempts) span 24.7 to 25.7 hours, then the delivery is given up.
  */
-const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as const;
+const RETRIES = { retryLimit: 32, retryBackoff: true, retryDelayMax: 3_600 } as const;
 /** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
 /** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
