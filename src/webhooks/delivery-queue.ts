@@ -5,6 +5,7 @@ import type { Environment } from '../config/environment';
 import { MIGRATION_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql, type Transaction } from '../database/sql';
+import { throttledWarning } from '../observability/throttled-warning';
 import { ATTEMPT_TIMEOUT_MS } from './webhook-sender';
 import type { DeliveryToEnqueue } from './webhooks.repository';
 
@@ -40,8 +41,6 @@ const POLL_SECONDS = 0.5;
 const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
 /** How often the given-up queue's worker looks for jobs. */
 const GIVEN_UP_POLL_SECONDS = 5;
-/** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
-const ERROR_LOG_INTERVAL_MS = 60_000;
 
 interface DeliveryJob {
   delivery_id: string;
@@ -127,12 +126,9 @@ export class DeliveryQueue {
       reindex: false,
       monitorVacuum: false,
     } as ConstructorParameters<typeof PgBoss>[0]);
-    let lastLogged = Number.NEGATIVE_INFINITY;
-    boss.on('error', (error) => {
-      if (performance.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
-      lastLogged = performance.now();
-      logger.warn(`the webhook delivery queue failed: ${error.message} (logged at most once a minute)`);
-    });
+    // Each worker's poll fails every half second while the database is away.
+    const warn = throttledWarning(logger);
+    boss.on('error', (error) => warn(`the webhook delivery queue failed: ${error.message}`));
     await boss.start();
     this.boss = boss;
     await boss.work<DeliveryJob>(

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChangeLog, type ChangeListener } from '../changes/change-log';
 import { Sql } from '../database/sql';
+import { throttledWarning } from '../observability/throttled-warning';
 import { DeliveryQueue } from './delivery-queue';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -23,6 +24,7 @@ const CLEANUP_BATCH = 10_000;
 @Injectable()
 export class WebhookFanout implements ChangeListener {
   private readonly logger = new Logger('Webhooks');
+  private readonly warn = throttledWarning(this.logger);
   private running: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -76,7 +78,7 @@ export class WebhookFanout implements ChangeListener {
     do {
       this.again = false;
       const events = await this.fanOut().catch((error: Error) => {
-        this.logger.warn(`fanning events out to webhooks failed (tried again shortly): ${error.message}`);
+        this.warn(`fanning events out to webhooks failed (tried again within a second): ${error.message}`);
         return 0;
       });
       if (this.again && events > 0) await sleep(FANOUT_GAP_MS);
