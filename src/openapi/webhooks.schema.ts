@@ -41,8 +41,8 @@ export class LastDelivery {
   @ApiProperty({ type: 'integer', nullable: true })
   http_status: number | null;
 
-  /** Why the attempt failed; null when it succeeded (a 2xx answer within 10 s). @example null */
-  @ApiProperty({ type: 'string', nullable: true })
+  /** Why the attempt failed; null when it succeeded (a 2xx answer within 10 s). */
+  @ApiProperty({ type: 'string', nullable: true, example: 'HTTP 500' })
   error: string | null;
 }
 
@@ -61,8 +61,8 @@ export class Webhook {
   @Timestamp()
   created_at: string;
 
-  /** Always null today: the service pauses no webhook (a failing one is retried, then given up event by event). @example null */
-  @Timestamp({ nullable: true })
+  /** Always null today: the service pauses no webhook (a failing one is retried, then given up event by event). */
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   disabled_at: string | null;
 
   /** The last attempt to this webhook, whatever its event; null before the first. */
