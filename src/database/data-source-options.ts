@@ -14,6 +14,7 @@ import { AuditTrailRefusesTruncate1764700000000 } from './migrations/17647000000
 import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
+import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   ChangeLog1764800000000,
   PartnerKeysNewestFirst1764900000000,
   ChangeLogReaders1764950000000,
+  Webhooks1765000000000,
 ];
 
 export interface DatabaseSettings {
@@ -96,7 +98,7 @@ export function sessionDefaults(statementTimeoutMs: number): string {
 }
 
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
-const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+export const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * The options of the session connection that applies migrations: DATABASE_DIRECT_URL, PostgreSQL
