@@ -35,6 +35,7 @@ import { rateLimitOptions } from './observability/rate-limits';
 import { RequestObservationMiddleware } from './observability/request-observation.middleware';
 import { ReviewModule } from './review/review.module';
 import { SCHEMA } from './schema';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -49,6 +50,7 @@ import { SCHEMA } from './schema';
     MarketsModule,
     DisputesModule,
     ReviewModule,
+    WebhooksModule,
     DemoModule,
     BackOfficeModule,
   ],

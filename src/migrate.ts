@@ -20,7 +20,9 @@ async function migrate(command: string | undefined): Promise<string> {
   try {
     if (command === 'run') {
       const applied = await runMigrationsExclusively(dataSource, SCHEMA.functions);
-      const granted = environment.DATABASE_URL && (await grantRuntimeRole(dataSource, roleOf(environment.DATABASE_URL)));
+      for (const library of SCHEMA.libraries) await library.install(url, environment.DB_CONNECT_TIMEOUT_MS);
+      const schemas = SCHEMA.libraries.map((library) => library.schema);
+      const granted = environment.DATABASE_URL && (await grantRuntimeRole(dataSource, roleOf(environment.DATABASE_URL), schemas));
       return [
         applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date',
         ...(granted ? [`granted ${roleOf(environment.DATABASE_URL!)} what the service needs`] : []),

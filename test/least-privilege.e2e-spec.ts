@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { RUNTIME_GRANTS } from '../src/database/runtime-grants';
+import { Webhook } from 'standardwebhooks';
+import { LIBRARY_SCHEMA_GRANTS, RUNTIME_GRANTS } from '../src/database/runtime-grants';
 import { NO_RATE_LIMITS, startTestAppOn, type TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const MASTER = 'test-master-key-0123456789abcdef';
 
@@ -19,6 +21,7 @@ describe('the service on a role with the least grants', () => {
   const password = randomBytes(12).toString('hex');
   let server: pg.Client;
   let t: TestApp;
+  let receiver: WebhookReceiver;
   const urlAs = (role: string) => {
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.username = role;
@@ -34,11 +37,13 @@ describe('the service on a role with the least grants', () => {
     await server.query(`CREATE ROLE ${runtime} LOGIN PASSWORD '${password}'`);
     await server.query(`CREATE DATABASE ${database} OWNER ${owner}`);
     await server.query(`GRANT CONNECT ON DATABASE ${database} TO ${runtime}`);
-    t = await startTestAppOn(urlAs(runtime), { ...NO_RATE_LIMITS, ADMIN_MASTER_KEY: MASTER, DATABASE_DIRECT_URL: urlAs(owner) });
+    receiver = await WebhookReceiver.start();
+    t = await startTestAppOn(urlAs(runtime), { ...NO_RATE_LIMITS, ADMIN_MASTER_KEY: MASTER, DATABASE_DIRECT_URL: urlAs(owner), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   });
 
   afterAll(async () => {
     await t?.close();
+    await receiver?.close();
     await server.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await server.query(`DROP ROLE IF EXISTS ${runtime}`);
     await server.query(`DROP ROLE IF EXISTS ${owner}`);
@@ -68,21 +73,39 @@ describe('the service on a role with the least grants', () => {
     expect(sessions).toEqual([runtime]);
   });
 
+  it('delivers webhooks as that role: the fan-out, pg-boss\'s queue and its workers', async () => {
+    const admin = (path: string, body: object) => t.http.post(path).set('authorization', `Bearer ${MASTER}`).send(body);
+    const created = await admin('/admin/partners/least/webhooks', { url: receiver.url('/least') });
+    expect(created.body.code).toBe(0);
+    expect((await admin('/admin/markets', { source: 'least', slug: 'hooked' })).body.code).toBe(0);
+    const [delivered] = await receiver.waitFor(1);
+    expect(new Webhook(created.body.data.secret).verify(delivered.body, delivered.headers)).toEqual(expect.objectContaining({ type: 'market.created' }));
+    const [{ sessions }] = (await server.query(`SELECT array_agg(DISTINCT usename::text) AS sessions FROM pg_stat_activity WHERE datname = $1 AND application_name = 'settlement-oracle-webhooks'`, [database])).rows;
+    expect(sessions).toEqual([runtime]);
+  });
+
   it('has only the grants listed, and can neither change the audit trail nor the schema', async () => {
     const asRuntime = new pg.Client({ connectionString: urlAs(runtime) });
     await asRuntime.connect();
     try {
       const { rows } = await asRuntime.query(
-        `SELECT table_name, array_agg(privilege_type::text ORDER BY privilege_type) AS privileges FROM information_schema.role_table_grants
-         WHERE grantee = current_user GROUP BY table_name`,
+        `SELECT table_schema, table_name, array_agg(privilege_type::text ORDER BY privilege_type) AS privileges FROM information_schema.role_table_grants
+         WHERE grantee = current_user GROUP BY table_schema, table_name`,
       );
-      expect(Object.fromEntries(rows.map((row) => [row.table_name, row.privileges]))).toEqual(
+      expect(Object.fromEntries(rows.filter((row) => row.table_schema === 'public').map((row) => [row.table_name, row.privileges]))).toEqual(
         Object.fromEntries(Object.entries(RUNTIME_GRANTS).map(([table, privileges]) => [table, [...privileges].sort()])),
       );
+      // pg-boss's schema (the webhook deliveries' queue): its rows, every table alike, no DDL.
+      const { rows: queueTables } = await asRuntime.query("SELECT tablename FROM pg_tables WHERE schemaname = 'pgboss' ORDER BY tablename");
+      expect(queueTables.length).toBeGreaterThan(0);
+      expect(rows.filter((row) => row.table_schema !== 'public')).toEqual(
+        expect.arrayContaining(queueTables.map(({ tablename }) => ({ table_schema: 'pgboss', table_name: tablename, privileges: [...LIBRARY_SCHEMA_GRANTS].sort() }))),
+      );
+      expect(rows.filter((row) => row.table_schema !== 'public')).toHaveLength(queueTables.length);
       expect((await asRuntime.query('SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user')).rows).toEqual([
         { rolsuper: false, rolcreaterole: false, rolcreatedb: false },
       ]);
-      for (const forbidden of ['TRUNCATE audit_events', 'DELETE FROM audit_events', "UPDATE audit_events SET actor = 'x'", 'DROP TABLE markets', 'ALTER TABLE markets ADD COLUMN x int', 'CREATE TABLE sneaky (id int)']) {
+      for (const forbidden of ['TRUNCATE audit_events', 'DELETE FROM audit_events', "UPDATE audit_events SET actor = 'x'", 'DROP TABLE markets', 'ALTER TABLE markets ADD COLUMN x int', 'CREATE TABLE sneaky (id int)', 'CREATE TABLE pgboss.sneaky (id int)', 'DROP TABLE pgboss.job']) {
         await expect(asRuntime.query(forbidden)).rejects.toThrow(/permission denied|must be owner/);
       }
     } finally {

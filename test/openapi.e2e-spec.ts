@@ -77,8 +77,8 @@ describe('the OpenAPI document', () => {
           .filter(([name]) => name === 'at' || name.endsWith('_at'))
           .map(([name, { type, format }]) => ({ name: `${schema}.${name}`, type, format })),
       );
-    expect(timestamps.length).toBe(17);
-    const nullable = ['MarketItem.resolved_at', 'PartnerKey.revoked_at', 'PartnerKeyDetail.revoked_at', 'PartnerKeyDetail.last_used_at', 'Reviewer.revoked_at'];
+    expect(timestamps.length).toBe(22);
+    const nullable = ['MarketItem.resolved_at', 'PartnerKey.revoked_at', 'PartnerKeyDetail.revoked_at', 'PartnerKeyDetail.last_used_at', 'Reviewer.revoked_at', 'Webhook.disabled_at'];
     expect(timestamps).toEqual(
       timestamps.map(({ name }) => ({ name, type: nullable.includes(name) ? ['string', 'null'] : 'string', format: 'date-time' })),
     );

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextPageCursor } from '../common/cursor';
 import { NoBody, NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
@@ -12,17 +12,8 @@ import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './acco
 import { AdminAccounts } from './admin-accounts';
 import { AdminAuth, CurrentActor } from './admin-auth.decorator';
 import { PartnerKeysService } from './partner-keys.service';
-import { SOURCE_MAX_LENGTH, SOURCE_PATTERN } from './partner-source';
+import { ApiSourceParam } from './partner-source';
 import { type AdminActor, ReviewersService } from './reviewers.service';
-
-/** The partner source in a path. */
-const ApiSourceParam = () =>
-  ApiParam({
-    name: 'source',
-    description: 'The partner\'s source',
-    example: 'acme',
-    schema: { type: 'string', minLength: 1, maxLength: SOURCE_MAX_LENGTH, pattern: SOURCE_PATTERN },
-  });
 
 /** The admin API's accounts: who is signed in, reviewer accounts, partners and their keys (contract §4). */
 @ApiTags('admin')

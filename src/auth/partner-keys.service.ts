@@ -47,6 +47,11 @@ export class PartnerKeysService {
     return partner;
   }
 
+  /** 4042 unless partner `source` exists. */
+  async requireSource(source: string): Promise<void> {
+    if (source.includes('\u0000') || !(await this.repository.partnerExists(source))) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
+  }
+
   async hasPartners(): Promise<boolean> {
     return (await this.repository.countPartners()) > 0;
   }

@@ -1,11 +1,13 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { getHeapStatistics } from 'node:v8';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import { StartupError } from './startup-error';
 import { isTrustProxySetting } from './trust-proxy';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+const toBoolean = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && ['true', 'false'].includes(value.trim()) ? value.trim() === 'true' : value;
 const emptyToUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 const trimmedOrUndefined = ({ value }: { value: unknown }) =>
@@ -292,6 +294,25 @@ export class Environment {
     },
   })
   CORS_ORIGINS?: string;
+
+  /** Webhook deliveries this instance runs at once; 0: it sends none (API-only instances), others do. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  WEBHOOK_WORKERS = 4;
+
+  /** true: webhook URLs may be http:// and reach private and loopback addresses (local development and tests only). */
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_URLS = false;
+
+  /** Test-only: the first retry delay of a failed webhook delivery, in seconds (the schedule doubles it from there). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(15)
+  WEBHOOK_FIRST_RETRY_SECONDS = 15;
 
   /**
    * On SIGTERM, how long the instance goes on serving as usual, readiness answering 503, before

@@ -13,6 +13,7 @@ import { ConfusableNames1764600000000 } from './migrations/1764600000000-Confusa
 import { AuditTrailRefusesTruncate1764700000000 } from './migrations/1764700000000-AuditTrailRefusesTruncate';
 import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
+import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   AuditTrailRefusesTruncate1764700000000,
   ChangeLog1764800000000,
   PartnerKeysNewestFirst1764900000000,
+  Webhooks1765000000000,
 ];
 
 export interface DatabaseSettings {

@@ -43,12 +43,15 @@ async function setSessionDefaults(url: string, connectTimeoutMs: number, stateme
  * (DATABASE_DIRECT_URL when set: a pooler in transaction mode breaks the lock instances take
  * turns with), with the time a migration takes rather than the API's statement timeout.
  */
-async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, functions: readonly string[]): Promise<void> {
+async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, schema: DatabaseSchema): Promise<void> {
   const dataSource = await connectWithRetries(url, () => new DataSource(migrationOptions(url, connectTimeoutMs)).initialize(), startupNotice);
   try {
-    const applied = await runMigrationsExclusively(dataSource, functions);
+    const applied = await runMigrationsExclusively(dataSource, schema.functions);
     if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
-    if (await grantRuntimeRole(dataSource, runtimeRole)) logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
+    for (const library of schema.libraries) await library.install(url, connectTimeoutMs);
+    if (await grantRuntimeRole(dataSource, runtimeRole, schema.libraries.map((library) => library.schema))) {
+      logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
+    }
   } finally {
     await dataSource.destroy();
   }
@@ -93,9 +96,16 @@ async function migrate(url: string, connectTimeoutMs: number, runtimeRole: strin
 })
 class DatabaseLocationModule {}
 
-/** What the schema holds beyond the migrations: the SQL functions' current definitions (src/schema.ts). */
+/** A schema a library installs and upgrades itself (pg-boss's), after the migrations, as their role. */
+export interface LibrarySchema {
+  schema: string;
+  install(url: string, connectTimeoutMs: number): Promise<void>;
+}
+
+/** What the schema holds beyond the migrations: the SQL functions' current definitions, the libraries' schemas (src/schema.ts). */
 export interface DatabaseSchema {
   functions: readonly string[];
+  libraries: readonly LibrarySchema[];
 }
 
 const DATABASE_SCHEMA = Symbol('DATABASE_SCHEMA');
@@ -116,11 +126,11 @@ export class DatabaseModule implements OnApplicationShutdown {
         {
           provide: DATABASE_POOL,
           inject: [ConfigService, DATABASE_LOCATION, DATABASE_SCHEMA],
-          useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation, { functions }: DatabaseSchema) => {
+          useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation, schema: DatabaseSchema) => {
             const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
             const statementTimeoutMs = config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
             const migrationUrl = location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url);
-            await migrate(migrationUrl, connectTimeoutMs, roleOf(location.url), functions);
+            await migrate(migrationUrl, connectTimeoutMs, roleOf(location.url), schema);
             await setSessionDefaults(location.url, connectTimeoutMs, statementTimeoutMs);
             const settings = { url: location.url, poolSize: config.get('DB_POOL_SIZE', { infer: true }), connectTimeoutMs, statementTimeoutMs };
             return connectWithRetries(location.url, () => openPool(settings), startupNotice);

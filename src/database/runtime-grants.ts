@@ -16,19 +16,37 @@ export const RUNTIME_GRANTS: Record<string, readonly string[]> = {
   market_events: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
   change_log_head: ['SELECT', 'UPDATE'],
   idempotency_keys: ['SELECT', 'INSERT', 'DELETE'],
+  webhooks: ['SELECT', 'INSERT', 'UPDATE'],
+  webhook_deliveries: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  webhook_fanout_head: ['SELECT', 'UPDATE'],
 };
+
+/**
+ * What the runtime role needs in a schema a library manages (pg-boss's): its rows and
+ * functions, never its DDL (the library's schema is installed and upgraded as the migrations' role).
+ */
+export const LIBRARY_SCHEMA_GRANTS: readonly string[] = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
 
 /** The role in a postgres:// URL (the one its sessions log in as). */
 export const roleOf = (url: string): string => decodeURIComponent(new URL(url).username) || process.env.PGUSER || '';
 
-/** Grants `role` what RUNTIME_GRANTS lists (and its tables' id sequences), unless it is the role migrating. */
-export async function grantRuntimeRole(dataSource: DataSource, role: string): Promise<boolean> {
+/**
+ * Grants `role` what RUNTIME_GRANTS lists (and its tables' id sequences), and LIBRARY_SCHEMA_GRANTS
+ * in each of `librarySchemas`, unless it is the role migrating.
+ */
+export async function grantRuntimeRole(dataSource: DataSource, role: string, librarySchemas: readonly string[]): Promise<boolean> {
   const [{ current }] = await dataSource.query<{ current: string }[]>('SELECT current_user AS current');
   if (!role || role === current) return false;
   const quoted = `"${role.replace(/"/g, '""')}"`;
   await dataSource.transaction(async (manager) => {
     for (const [table, privileges] of Object.entries(RUNTIME_GRANTS)) await manager.query(`GRANT ${privileges.join(', ')} ON TABLE ${table} TO ${quoted}`);
     await manager.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${quoted}`);
+    for (const schema of librarySchemas) {
+      await manager.query(`GRANT USAGE ON SCHEMA ${schema} TO ${quoted}`);
+      await manager.query(`GRANT ${LIBRARY_SCHEMA_GRANTS.join(', ')} ON ALL TABLES IN SCHEMA ${schema} TO ${quoted}`);
+      await manager.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${quoted}`);
+      await manager.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} TO ${quoted}`);
+    }
   });
   return true;
 }

@@ -66,6 +66,11 @@ export class Sql {
     this.replicas.require(lsn);
   }
 
+  /** A statement a library wrote (pg-boss's, as its `db` option), run within `tx`. */
+  async execute(text: string, values: unknown[] | undefined, tx: Transaction): Promise<{ rows: QueryResultRow[] }> {
+    return { rows: await this.run(tx.client, text, values) };
+  }
+
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();

@@ -63,6 +63,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly webhookAttempts = new Counter({
+    name: 'oracle_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this instance: delivered (a 2xx within 10 s) or failed (retried on the schedule)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveriesGivenUp = new Counter({
+    name: 'oracle_webhook_deliveries_given_up_total',
+    help: 'Webhook deliveries given up after their last attempt (about 25 hours of retries)',
+    registers: [this.registry],
+  });
+
   readonly inFlight = new Gauge({
     name: 'oracle_http_requests_in_flight',
     help: 'Requests being worked on in this process (bodies read, answers not sent)',

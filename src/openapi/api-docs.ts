@@ -1,7 +1,8 @@
 import { type INestApplication, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { finishDocument } from './finish-document';
+import { WebhookEvent } from './responses.schema';
 
 export const PARTNER_KEY_SCHEME = 'partner-key';
 export const ADMIN_KEY_SCHEME = 'admin-key';
@@ -30,6 +31,36 @@ and \`X-RateLimit-Reset\`; over the limit: code 4290 with \`Retry-After\`.
 ${ERROR_TABLE}
 `;
 
+const header = (name: string, pattern: string, description: string) => ({ name, in: 'header', required: true, schema: { type: 'string', pattern }, description });
+
+/** What the service POSTs to partners' webhooks (contract §7): OpenAPI 3.1's top-level `webhooks`. */
+const WEBHOOKS = {
+  marketChange: {
+    post: {
+      operationId: 'marketChange',
+      summary: 'An event of the partner\'s source, POSTed to each of its webhooks',
+      description:
+        'Every event of the changes feed of your source, signed as Standard Webhooks 1.0 says: verify it with any Standard Webhooks ' +
+        'library and the secret of the webhook (`whsec_…`). Delivery is at least once: an attempt succeeds on a 2xx answer within 10 s; ' +
+        'otherwise it is retried 15–30 s later, then after delays doubling up to an hour, then hourly: 32 attempts over 24 to 25 hours, then ' +
+        'given up (the event stays in the feed). Redirects are not followed; at most 64 KiB of an answer is read. Tell retries apart by ' +
+        '`webhook-id`, which is the same on every attempt.',
+      security: [],
+      parameters: [
+        header('webhook-id', '^evt_[0-9]+$', 'The event\'s id (`evt_<sequence>`), the same on every attempt and redelivery'),
+        header('webhook-timestamp', '^[0-9]+$', 'Unix seconds of this attempt'),
+        header(
+          'webhook-signature',
+          '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)?$',
+          '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`; two, space-separated, for 24 hours after the secret is rotated',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
+      responses: { '2XX': { description: 'Received (within 10 s); any other answer, or none, is retried' } },
+    },
+  },
+};
+
 /** The OpenAPI document at /docs-json and its UI at /docs. */
 export function setUpApiDocs(app: INestApplication): void {
   const config = new DocumentBuilder()
@@ -43,7 +74,10 @@ export function setUpApiDocs(app: INestApplication): void {
     .build();
   // The service is not open source: an SPDX reference of our own, as OpenAPI 3.1 allows.
   config.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as typeof config.info.license;
-  const document = finishDocument(SwaggerModule.createDocument(app, config, { operationIdFactory: publishedOperationId }));
+  const document = finishDocument({
+    ...SwaggerModule.createDocument(app, config, { operationIdFactory: publishedOperationId, extraModels: [WebhookEvent] }),
+    webhooks: WEBHOOKS,
+  } as OpenAPIObject);
   // A reference only: no "Try it out", so the page never takes a key (clients call the API themselves).
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

@@ -199,6 +199,27 @@ export class ChangeEventItem {
   market: MarketItem;
 }
 
+export class WebhookEventData {
+  /** The event's place among all events of the service (its `evt_<sequence>` is the `webhook-id` header). @example 1042 */
+  @Int64()
+  sequence: number;
+
+  /** The market's record as get_public_market returned it right after this change. */
+  market: MarketItem;
+}
+
+export class WebhookEvent {
+  /** @example "market.resolved" */
+  @ApiProperty({ enum: CHANGE_TYPES })
+  type: ChangeType;
+
+  /** When the change was made (the feed's `occurred_at`). @example "2026-11-20T09:00:00.000Z" */
+  @Timestamp()
+  timestamp: string;
+
+  data: WebhookEventData;
+}
+
 export class ChangesPage {
   /** In ascending sequence; empty when nothing came (within wait_ms). */
   @ApiProperty({ type: () => [ChangeEventItem] })

@@ -2,3 +2,4 @@
 export * from './responses.schema';
 export * from './accounts.schema';
 export * from './partners.schema';
+export * from './webhooks.schema';

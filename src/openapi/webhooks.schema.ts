@@ -1,0 +1,104 @@
+/**
+ * A partner's webhooks as the admin API shows them, for the OpenAPI document only (as responses.schema.ts: the swagger CLI plugin reads the property types
+ * and comments; the handlers build these objects in SQL, webhooks/webhooks.repository.ts). What is POSTed to them: WebhookEvent, in responses.schema.ts.
+ */
+import { ApiProperty } from '@nestjs/swagger';
+import { Timestamp } from './responses.schema';
+
+const WebhookId = () => ApiProperty({ type: 'integer', format: 'int64', example: 7, description: 'The webhook\'s id: a positive integer, as other ids' });
+const Secret = () =>
+  ApiProperty({
+    pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8w5pS1ZbMHk=',
+    description: 'The signing secret in the Standard Webhooks form (`whsec_` and base64 of 32 random bytes); shown once, stored as given',
+  });
+
+export class CreatedWebhook {
+  @WebhookId()
+  webhook_id: number;
+
+  /** As stored (normalized: `https://Hooks.Example` is `https://hooks.example/`). @example "https://hooks.acme.example/oracle" */
+  url: string;
+
+  /** @example "Settlement updates for the trading desk" */
+  @ApiProperty({ type: 'string', nullable: true })
+  description: string | null;
+
+  @Secret()
+  secret: string;
+
+  /** Events sequenced from this moment on are delivered to it. @example "2026-11-20T09:00:00.000Z" */
+  @Timestamp()
+  created_at: string;
+}
+
+export class LastDelivery {
+  /** When the last attempt ended. @example "2026-11-20T09:00:01.250Z" */
+  @Timestamp()
+  at: string;
+
+  /** The endpoint's HTTP status; null when no answer came. @example 200 */
+  @ApiProperty({ type: 'integer', nullable: true })
+  http_status: number | null;
+
+  /** Why the attempt failed; null when it succeeded (a 2xx answer within 10 s). @example null */
+  @ApiProperty({ type: 'string', nullable: true })
+  error: string | null;
+}
+
+export class Webhook {
+  @WebhookId()
+  webhook_id: number;
+
+  /** @example "https://hooks.acme.example/oracle" */
+  url: string;
+
+  /** @example "Settlement updates for the trading desk" */
+  @ApiProperty({ type: 'string', nullable: true })
+  description: string | null;
+
+  /** @example "2026-11-20T09:00:00.000Z" */
+  @Timestamp()
+  created_at: string;
+
+  /** Always null today: the service pauses no webhook (a failing one is retried, then given up event by event). @example null */
+  @Timestamp({ nullable: true })
+  disabled_at: string | null;
+
+  /** The last attempt to this webhook, whatever its event; null before the first. */
+  @ApiProperty({ type: () => LastDelivery, nullable: true })
+  last_delivery: LastDelivery | null;
+
+  /** Deliveries neither made nor given up yet. @example 0 */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  pending: number;
+}
+
+export class WebhookList {
+  /** The partner's webhooks not deleted, oldest first (20 at most). */
+  @ApiProperty({ type: () => [Webhook] })
+  webhooks: Webhook[];
+}
+
+export class DeletedWebhook {
+  @WebhookId()
+  webhook_id: number;
+
+  /** @example "2026-11-21T09:00:00.000Z" */
+  @Timestamp()
+  deleted_at: string;
+}
+
+export class RotatedSecret {
+  @WebhookId()
+  webhook_id: number;
+
+  @Secret()
+  secret: string;
+}
+
+export class RedeliveryQueued {
+  /** Deliveries queued: the source's events after `after`, 10,000 at most (the oldest). @example 12 */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  queued: number;
+}

@@ -1,0 +1,157 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { type Job, type JobInsert, PgBoss } from 'pg-boss';
+import type { Environment } from '../config/environment';
+import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
+import { Sql, type Transaction } from '../database/sql';
+import { ATTEMPT_TIMEOUT_MS } from './webhook-sender';
+import type { DeliveryToEnqueue } from './webhooks.repository';
+
+/** pg-boss's schema, and its queues: one job a delivery; a delivery whose attempts ran out lands in the second. */
+export const QUEUE_SCHEMA = 'pgboss';
+const DELIVERIES = 'webhook-deliveries';
+const GIVEN_UP = 'webhook-deliveries-given-up';
+
+/**
+ * The retry schedule (contract §7): pg-boss waits retryDelay × 2^(n-1) × (1 + a random fraction)
+ * before retry n, capped at an hour: 15–30 s, 30–60 s, 1–2 min, … 32–60 min, then hourly; 31
+ * retries (32 attempts) span 24.1 to 25.1 hours, then the delivery is given up.
+ */
+const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as const;
+/** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
+const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
+/** Jobs waiting are kept past the schedule's 25 hours; finished ones an hour (the outcome is on the delivery row). */
+const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 3_600 } as const;
+/** Attempts to one webhook at once, across instances: a hanging endpoint holds at most these workers. */
+const ATTEMPTS_PER_WEBHOOK = 2;
+/** pg-boss's own connections per instance, apart from the API's pool. */
+const QUEUE_POOL_SIZE = 3;
+/** How often idle workers look for jobs (pg-boss's floor); a fan-out on this instance wakes them at once. */
+const POLL_SECONDS = 0.5;
+/** How often expired attempts are found and jobs past their retention deleted. */
+const SUPERVISE_SECONDS = 5;
+/** Migrations may take minutes (as the service's own, data-source-options.ts). */
+const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+
+export interface DeliveryJob {
+  delivery_id: string;
+}
+
+export interface DeliveryHandlers {
+  /** One attempt; throws when it failed, so pg-boss retries it. */
+  attempt(deliveryId: string, stop: AbortSignal): Promise<void>;
+  /** The delivery's attempts ran out. */
+  givenUp(deliveryId: string): Promise<void>;
+}
+
+const logger = new Logger('Webhooks');
+
+/**
+ * Installs or upgrades pg-boss's schema and creates the queues, as the migrations' role
+ * (DATABASE_DIRECT_URL when set: a session connection, so its timeout can be a startup parameter).
+ */
+export async function installDeliveryQueue(url: string, connectTimeoutMs: number): Promise<void> {
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: QUEUE_SCHEMA,
+    application_name: 'settlement-oracle-migrations',
+    max: 2,
+    connectionTimeoutMillis: connectTimeoutMs,
+    options: `-c statement_timeout=${MIGRATION_STATEMENT_TIMEOUT_MS}`,
+    migrate: true,
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+  });
+  boss.on('error', (error) => logger.warn(`installing the delivery queue: ${error.message}`));
+  await boss.start();
+  try {
+    for (const name of [GIVEN_UP, DELIVERIES]) if (!(await boss.getQueue(name))) await boss.createQueue(name);
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+}
+
+/**
+ * The webhook deliveries' queue on pg-boss (docs/architecture.md): jobs enqueued in the fan-out's
+ * transaction, and on instances with WEBHOOK_WORKERS > 0, that many attempts at once. pg-boss
+ * polls (no LISTEN) and sends unnamed statements: it works behind PgBouncer in transaction mode.
+ */
+@Injectable()
+export class DeliveryQueue implements BeforeApplicationShutdown {
+  private boss: PgBoss | null = null;
+  private readonly workers: number;
+  private readonly firstRetrySeconds: number;
+
+  constructor(
+    private readonly config: ConfigService<Environment, true>,
+    @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
+    private readonly sql: Sql,
+  ) {
+    this.workers = config.get('WEBHOOK_WORKERS', { infer: true });
+    this.firstRetrySeconds = config.get('WEBHOOK_FIRST_RETRY_SECONDS', { infer: true });
+  }
+
+  /** Whether this instance sends deliveries (and fans events out to them). */
+  get sending(): boolean {
+    return this.workers > 0;
+  }
+
+  /** Starts this instance's workers, if it has any. */
+  async start(handlers: DeliveryHandlers): Promise<void> {
+    if (!this.sending) return;
+    const statementTimeoutMs = this.config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
+    // pg-boss's sessions are the service role's: the server's timeouts are that role's defaults
+    // (set at start), and the client's query timeout the pool's, as for the API's statements.
+    const boss = new PgBoss({
+      connectionString: this.location.url,
+      schema: QUEUE_SCHEMA,
+      application_name: 'settlement-oracle-webhooks',
+      max: QUEUE_POOL_SIZE,
+      connectionTimeoutMillis: this.config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
+      query_timeout: statementTimeoutMs + 500,
+      keepAlive: true,
+      migrate: false,
+      schedule: false,
+      registerInstance: false,
+      superviseIntervalSeconds: SUPERVISE_SECONDS,
+      reindex: false,
+      monitorVacuum: false,
+    } as ConstructorParameters<typeof PgBoss>[0]);
+    boss.on('error', (error) => logger.warn(`the delivery queue: ${error.message}`));
+    await boss.start();
+    this.boss = boss;
+    await boss.work<DeliveryJob>(
+      DELIVERIES,
+      { localConcurrency: this.workers, batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, groupConcurrency: ATTEMPTS_PER_WEBHOOK },
+      ([job]) => handlers.attempt(job.data.delivery_id, job.signal),
+    );
+    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: SUPERVISE_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
+      for (const job of jobs) await handlers.givenUp(job.data.delivery_id);
+    });
+  }
+
+  /** In `tx` (the fan-out's): a job for each delivery, grouped by webhook. */
+  async enqueue(tx: Transaction, deliveries: DeliveryToEnqueue[]): Promise<void> {
+    const jobs: JobInsert<DeliveryJob>[] = deliveries.map((delivery) => ({
+      data: { delivery_id: delivery.id },
+      group: { id: delivery.webhook_id },
+      ...RETRIES,
+      retryDelay: this.firstRetrySeconds,
+      expireInSeconds: EXPIRE_IN_SECONDS,
+      ...KEPT,
+      deadLetter: GIVEN_UP,
+    }));
+    await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
+  }
+
+  /** Workers waiting for their next poll look now. */
+  wake(): void {
+    for (const worker of this.boss?.getWipData() ?? []) if (worker.name === DELIVERIES) this.boss!.notifyWorker(worker.id);
+  }
+
+  /** Attempts in progress get a short grace; what is still running then is failed and retried later. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.boss?.stop({ graceful: true, timeout: 3_000 });
+  }
+}

@@ -1,0 +1,87 @@
+import ipaddr from 'ipaddr.js';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+
+/** How long a registration waits for DNS to answer about a webhook's host. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** The cloud providers' instance metadata services, named as such in refusals. */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
+
+/**
+ * Why a webhook may not connect to `address`, or null when it is a public unicast address.
+ * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ */
+export function refusedAddress(address: string): string | null {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  const parsed = ipaddr.process(address);
+  const text = parsed.toString();
+  if (METADATA_ADDRESSES.has(text)) return `${text} is a cloud metadata address`;
+  const range = parsed.range();
+  return range === 'unicast' ? null : `${text} is not a public address (${range})`;
+}
+
+/** A URL a webhook is refused, with why; the address checks are lifted by WEBHOOK_ALLOW_PRIVATE_URLS. */
+export class RefusedUrl extends Error {}
+
+/** `url` as a webhook may use it: https (http too when private URLs are allowed), no credentials. */
+export function parseWebhookUrl(url: string, allowPrivate: boolean): URL {
+  if (!URL.canParse(url)) throw new RefusedUrl('url must be an absolute URL');
+  const parsed = new URL(url);
+  const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(parsed.protocol)) throw new RefusedUrl(`url must use ${allowPrivate ? 'https:// or http://' : 'https://'}`);
+  if (parsed.username || parsed.password) throw new RefusedUrl('url must not carry a user name or password');
+  return parsed;
+}
+
+/** The host of `url` without the brackets of an IPv6 literal. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Registration's check of `url`: its scheme, and (unless private URLs are allowed) every
+ * address its host resolves to now; a RefusedUrl says why not.
+ */
+export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promise<URL> {
+  const parsed = parseWebhookUrl(url, allowPrivate);
+  if (allowPrivate) return parsed;
+  const host = hostOf(parsed);
+  const addresses = isIP(host) ? [host] : await resolve(host);
+  for (const address of addresses) {
+    const refused = refusedAddress(address);
+    if (refused) throw new RefusedUrl(isIP(host) ? `url's host ${refused}` : `url's host ${host} resolves to ${refused}`);
+  }
+  return parsed;
+}
+
+function resolve(host: string): Promise<string[]> {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new RefusedUrl(`url's host ${host} does not resolve (no answer within ${RESOLVE_TIMEOUT_MS / 1000} s)`)), RESOLVE_TIMEOUT_MS);
+    dnsLookup(host, { all: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error || addresses.length === 0) fail(new RefusedUrl(`url's host ${host} does not resolve`));
+      else done(addresses.map((entry) => entry.address));
+    });
+  });
+}
+
+/**
+ * The `lookup` of a delivery's connection: the host's addresses as DNS gives them now, refused
+ * when any is not public, so a name that pointed elsewhere at registration cannot reach inside.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.map((entry) => refusedAddress(entry.address)).find((reason) => reason !== null);
+    if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refused}`), { code: 'EADDRNOTPUBLIC' }), '', 0);
+    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+/** A delivery's check of a literal address in its URL (a connection to an IP literal looks nothing up). */
+export function refusedLiteralHost(url: URL): string | null {
+  const host = hostOf(url);
+  if (!isIP(host)) return null;
+  const refused = refusedAddress(host);
+  return refused ? `refused: ${refused}` : null;
+}

@@ -1,0 +1,47 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import { DeliveryQueue } from './delivery-queue';
+import { postDelivery } from './webhook-sender';
+import { signedHeaders } from './webhook-signature';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** An attempt that failed: pg-boss retries its job on the schedule (delivery-queue.ts). */
+class AttemptFailed extends Error {}
+
+/** Makes the attempts pg-boss hands this instance: signs, POSTs, records the outcome. */
+@Injectable()
+export class WebhookDeliverer implements OnApplicationBootstrap {
+  private readonly allowPrivate: boolean;
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly repository: WebhooksRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly metrics: MetricsService,
+  ) {
+    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE_URLS', { infer: true });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.start({ attempt: (id, stop) => this.attempt(id, stop), givenUp: (id) => this.givenUp(id) });
+  }
+
+  /** One attempt of delivery `id`: none when it was made, dropped or given up meanwhile, or its event is gone. */
+  async attempt(id: string, stop: AbortSignal): Promise<void> {
+    const delivery = await this.repository.toSend(id);
+    if (!delivery || delivery.state !== 'pending') return;
+    if (delivery.body === null) return this.repository.finish(id, 'dropped');
+    const headers = signedHeaders(delivery.event_id, delivery.body, delivery.secrets);
+    const outcome = await postDelivery(delivery.url, delivery.body, headers, this.allowPrivate, stop);
+    await this.repository.recordAttempt(id, outcome);
+    this.metrics.webhookAttempts.inc({ result: outcome.delivered ? 'delivered' : 'failed' });
+    if (!outcome.delivered) throw new AttemptFailed(outcome.error ?? 'failed');
+  }
+
+  async givenUp(id: string): Promise<void> {
+    await this.repository.finish(id, 'given_up');
+    this.metrics.webhookDeliveriesGivenUp.inc();
+  }
+}

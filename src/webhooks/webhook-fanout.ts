@@ -1,0 +1,97 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ChangeLog, type ChangeListener } from '../changes/change-log';
+import { Sql } from '../database/sql';
+import { DeliveryQueue } from './delivery-queue';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** Events, and deliveries, one fan-out transaction takes at most; a backlog takes several. */
+const FANOUT_BATCH = 500;
+/** How often instances that send look for events and redeliveries to fan out, besides their own change log's news. */
+const FANOUT_INTERVAL_MS = 500;
+/** How often deliveries finished over FINISHED_KEPT_DAYS ago are deleted, a batch at a time. */
+const CLEANUP_INTERVAL_MS = 60 * 60_000;
+const FINISHED_KEPT_DAYS = 7;
+const CLEANUP_BATCH = 10_000;
+
+/**
+ * Turns change-log events into webhook deliveries, each exactly once: one transaction, by one
+ * instance at a time (the head row, locked or skipped, never waited for), writes a delivery per
+ * (webhook, event), enqueues its pg-boss job, and moves the head. Runs on instances that send
+ * (WEBHOOK_WORKERS > 0) when their change log reads events, and every FANOUT_INTERVAL_MS; never
+ * inside a write's transaction.
+ */
+@Injectable()
+export class WebhookFanout implements ChangeListener, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private cleanup: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly repository: WebhooksRepository,
+    private readonly queue: DeliveryQueue,
+    changes: ChangeLog,
+  ) {
+    if (queue.sending) changes.subscribe(this);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.queue.sending) return;
+    this.timer = setInterval(() => this.soon(), FANOUT_INTERVAL_MS).unref();
+    this.cleanup = setInterval(() => void this.deleteFinished(), CLEANUP_INTERVAL_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+    clearInterval(this.cleanup);
+  }
+
+  changed(): void {
+    this.soon();
+  }
+
+  /** A fan-out that starts after this call (one in progress may have read the log before the news). */
+  soon(): void {
+    if (!this.queue.sending) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.fanOut()
+      .catch((error: Error) => this.logger.warn(`fanning events out to webhooks failed (tried again shortly): ${error.message}`))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.soon();
+        }
+      });
+  }
+
+  private async fanOut(): Promise<void> {
+    for (let more = true; more; ) {
+      const enqueued = await this.sql.transaction(async (tx) => {
+        const fanned = await this.repository.fanOut(tx, FANOUT_BATCH);
+        if (!fanned) return null;
+        const deliveries = await this.repository.toEnqueue(tx, FANOUT_BATCH);
+        if (deliveries.length > 0) {
+          await this.queue.enqueue(tx, deliveries);
+          await this.repository.markEnqueued(tx, deliveries.map((delivery) => delivery.id));
+        }
+        return { events: fanned.events, deliveries: deliveries.length };
+      });
+      if (enqueued && enqueued.deliveries > 0) this.queue.wake();
+      more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
+    }
+  }
+
+  private async deleteFinished(): Promise<void> {
+    try {
+      while ((await this.repository.deleteFinished(FINISHED_KEPT_DAYS, CLEANUP_BATCH)) === CLEANUP_BATCH);
+    } catch (error) {
+      this.logger.warn(`deleting finished webhook deliveries failed (tried again within the hour): ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { rfc3339 } from '../database/sql-fragments';
+import type { DeliveryOutcome } from './webhook-sender';
+
+/** A webhook as the admin API lists it. */
+export interface WebhookView {
+  webhook_id: number;
+  url: string;
+  description: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  last_delivery: { at: string; http_status: number | null; error: string | null } | null;
+  pending: number;
+}
+
+/** What an attempt needs: where, the secrets that sign, the body; `state` other than pending: nothing to send. */
+export interface DeliveryToSend {
+  state: 'pending' | 'delivered' | 'given_up' | 'dropped';
+  url: string;
+  secrets: string[];
+  event_id: string;
+  body: string | null;
+}
+
+/** A delivery row the fan-out has not yet put on the queue. */
+export interface DeliveryToEnqueue {
+  id: string;
+  webhook_id: string;
+}
+
+const VIEW = raw(`json_build_object(
+  'webhook_id', w.id, 'url', w.url, 'description', w.description,
+  'created_at', ${rfc3339('w.created_at')}, 'disabled_at', ${rfc3339('w.disabled_at')},
+  'last_delivery', CASE WHEN w.last_delivery_at IS NULL THEN NULL ELSE json_build_object(
+    'at', ${rfc3339('w.last_delivery_at')}, 'http_status', w.last_delivery_status, 'error', w.last_delivery_error) END,
+  'pending', (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending'))`);
+
+/** Webhooks, their deliveries and the fan-out's head: the Webhooks module's SQL. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** A new webhook of `source`, receiving the events sequenced from now on; with how many it has now. */
+  async insert(tx: Transaction, source: string, url: string, description: string | null, secret: string): Promise<{ id: string; created_at: string; count: number }> {
+    const [row] = await this.sql.rows(
+      sql<{ id: string; created_at: string; count: number }>`
+        WITH inserted AS (
+          INSERT INTO webhooks (source, url, description, secret, after_sequence)
+          SELECT ${source}, ${url}, ${description}, ${secret}, last_sequence FROM change_log_head
+          RETURNING id, created_at
+        )
+        SELECT id, ${raw(rfc3339('created_at'))} AS created_at,
+          (SELECT count(*)::int FROM webhooks WHERE source = ${source} AND deleted_at IS NULL) + 1 AS count
+        FROM inserted`,
+      tx,
+    );
+    return row;
+  }
+
+  /** `source`'s webhooks not deleted, oldest first. */
+  async list(source: string): Promise<WebhookView[]> {
+    const rows = await this.sql.readRows(sql<{ view: WebhookView }>`
+      SELECT ${VIEW} AS view FROM webhooks w WHERE w.source = ${source} AND w.deleted_at IS NULL ORDER BY w.id`);
+    return rows.map((row) => row.view);
+  }
+
+  /** Locks webhook `id` of `source` if it exists and is not deleted. */
+  async lock(tx: Transaction, source: string, id: string): Promise<boolean> {
+    const rows = await this.sql.rows(sql`SELECT 1 FROM webhooks WHERE id = ${id} AND source = ${source} AND deleted_at IS NULL FOR UPDATE`, tx);
+    return rows.length > 0;
+  }
+
+  /** Deletes webhook `id` (kept for its deliveries' history); its deliveries not made are dropped. */
+  async delete(tx: Transaction, id: string): Promise<string> {
+    const [{ deleted_at }] = await this.sql.rows(
+      sql<{ deleted_at: string }>`
+        WITH dropped AS (
+          UPDATE webhook_deliveries SET state = 'dropped', finished_at = now() WHERE webhook_id = ${id} AND state = 'pending'
+        )
+        UPDATE webhooks SET deleted_at = now() WHERE id = ${id} RETURNING ${raw(rfc3339('deleted_at'))} AS deleted_at`,
+      tx,
+    );
+    return deleted_at;
+  }
+
+  /** `secret` signs from now on; the one it replaces still signs for `hours`. */
+  async rotate(tx: Transaction, id: string, secret: string, hours: number): Promise<void> {
+    await this.sql.rows(
+      sql`UPDATE webhooks SET previous_secret = secret, previous_secret_until = now() + make_interval(hours => ${hours}), secret = ${secret} WHERE id = ${id}`,
+      tx,
+    );
+  }
+
+  /**
+   * Queues again, for webhook `id`, the first `limit` sequenced events of `source` after
+   * `after` (oldest first), in one statement; how many. The fan-out puts them on the queue.
+   */
+  async redeliver(tx: Transaction, id: string, source: string, after: number, limit: number): Promise<number> {
+    const [{ queued }] = await this.sql.rows(
+      sql<{ queued: number }>`
+        WITH queued AS (
+          INSERT INTO webhook_deliveries (webhook_id, sequence)
+          SELECT ${id}, e.sequence FROM market_events e
+          WHERE e.source = ${source} AND e.sequence > ${after} ORDER BY e.sequence LIMIT ${limit}
+          RETURNING 1
+        )
+        SELECT count(*)::int AS queued FROM queued`,
+      tx,
+    );
+    return queued;
+  }
+
+  /**
+   * The fan-out, in `tx`, by one instance at a time (the head's row, locked or skipped): one
+   * delivery for each of the next `batch` sequenced events and each webhook of its source
+   * registered before it, then the head moved past them. Null when another instance holds it.
+   */
+  async fanOut(tx: Transaction, batch: number): Promise<{ events: number } | null> {
+    const [row] = await this.sql.rows(
+      sql<{ locked: boolean; events: number }>`
+        WITH head AS (
+          SELECT last_sequence FROM webhook_fanout_head FOR UPDATE SKIP LOCKED
+        ), events AS (
+          SELECT e.sequence, e.source FROM market_events e, head
+          WHERE e.sequence > head.last_sequence ORDER BY e.sequence LIMIT ${batch}
+        ), inserted AS (
+          INSERT INTO webhook_deliveries (webhook_id, sequence)
+          SELECT w.id, e.sequence FROM events e
+          JOIN webhooks w ON w.source = e.source AND w.deleted_at IS NULL AND w.after_sequence < e.sequence
+          ORDER BY e.sequence, w.id
+        ), moved AS (
+          UPDATE webhook_fanout_head SET last_sequence = (SELECT max(sequence) FROM events) WHERE EXISTS (SELECT 1 FROM events)
+        )
+        SELECT EXISTS (SELECT 1 FROM head) AS locked, (SELECT count(*)::int FROM events) AS events`,
+      tx,
+    );
+    return row.locked ? { events: row.events } : null;
+  }
+
+  /** In the fan-out's transaction: up to `limit` deliveries not yet on the queue, oldest first. */
+  toEnqueue(tx: Transaction, limit: number): Promise<DeliveryToEnqueue[]> {
+    return this.sql.rows(sql<DeliveryToEnqueue>`SELECT id, webhook_id FROM webhook_deliveries WHERE NOT enqueued ORDER BY id LIMIT ${limit}`, tx);
+  }
+
+  async markEnqueued(tx: Transaction, ids: string[]): Promise<void> {
+    await this.sql.rows(sql`UPDATE webhook_deliveries SET enqueued = true WHERE id = ANY(${ids}::bigint[])`, tx);
+  }
+
+  /** Delivery `id` with what its attempt sends: the body as PostgreSQL writes it, the same bytes on every attempt. */
+  async toSend(id: string): Promise<DeliveryToSend | undefined> {
+    const [row] = await this.sql.rows(sql<DeliveryToSend>`
+      SELECT d.state, w.url, 'evt_' || d.sequence AS event_id,
+        array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END], NULL) AS secrets,
+        (SELECT json_build_object('type', e.type, 'timestamp', ${raw(rfc3339('e.occurred_at'))},
+          'data', json_build_object('sequence', e.sequence, 'market', e.market))::text
+         FROM market_events e WHERE e.sequence = d.sequence) AS body
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.id = ${id}`);
+    return row;
+  }
+
+  /** An attempt's outcome, on the delivery (delivered, or one attempt more) and as its webhook's last delivery. */
+  async recordAttempt(id: string, outcome: DeliveryOutcome): Promise<void> {
+    await this.sql.rows(sql`
+      WITH delivery AS (
+        UPDATE webhook_deliveries SET attempts = attempts + 1,
+          state = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN 'delivered' ELSE state END,
+          finished_at = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN now() ELSE finished_at END
+        WHERE id = ${id} RETURNING webhook_id
+      )
+      UPDATE webhooks SET last_delivery_at = now(), last_delivery_status = ${outcome.httpStatus}, last_delivery_error = ${outcome.error}
+      WHERE id = (SELECT webhook_id FROM delivery)`);
+  }
+
+  /** Delivery `id` is given up (its attempts ran out), or was not to be made (its event or webhook is gone). */
+  async finish(id: string, state: 'given_up' | 'dropped'): Promise<void> {
+    await this.sql.rows(sql`UPDATE webhook_deliveries SET state = ${state}, finished_at = now() WHERE id = ${id} AND state = 'pending'`);
+  }
+
+  /** Deletes up to `batch` deliveries finished over `days` days ago; how many. */
+  async deleteFinished(days: number, batch: number): Promise<number> {
+    const [{ deleted }] = await this.sql.rows(sql<{ deleted: number }>`
+      WITH gone AS (
+        DELETE FROM webhook_deliveries WHERE id IN (
+          SELECT id FROM webhook_deliveries WHERE finished_at < now() - make_interval(days => ${days}) LIMIT ${batch})
+        RETURNING 1
+      )
+      SELECT count(*)::int AS deleted FROM gone`);
+    return deleted;
+  }
+}

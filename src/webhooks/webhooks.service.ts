@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AuditTrail } from '../audit/audit-trail';
+import { PartnerKeysService } from '../auth/partner-keys.service';
+import type { AdminActor } from '../auth/reviewers.service';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import type { Environment } from '../config/environment';
+import type { Transaction } from '../database/sql';
+import { checkWebhookUrl, RefusedUrl } from './url-policy';
+import { generateSecret, PREVIOUS_SECRET_HOURS } from './webhook-signature';
+import { WebhookFanout } from './webhook-fanout';
+import { type WebhookView, WebhooksRepository } from './webhooks.repository';
+
+/** Webhooks a partner may have at once: its list is answered whole. */
+export const WEBHOOKS_PER_PARTNER = 20;
+/** Events one redeliver queues at most (oldest first): past them, call again from the last one received. */
+export const REDELIVER_LIMIT = 10_000;
+
+/** A webhook's id as the admin API shows it. */
+const webhookId = (id: string) => Number(id);
+
+/** The admin API's webhooks of a partner (contract §7): each write in one transaction with its audit event, never the secret. */
+@Injectable()
+export class WebhooksService {
+  private readonly allowPrivate: boolean;
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly audit: AuditTrail,
+    private readonly partners: PartnerKeysService,
+    private readonly repository: WebhooksRepository,
+    private readonly fanout: WebhookFanout,
+  ) {
+    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE_URLS', { infer: true });
+  }
+
+  /** Registers `url` for `source` (4000 with why when the URL is refused); its secret is shown once. */
+  async create(actor: AdminActor, source: string, url: string, description: string | null) {
+    await this.partners.requireSource(source);
+    const checked = await checkWebhookUrl(url, this.allowPrivate).catch((error: unknown) => {
+      throw error instanceof RefusedUrl ? new ApiError(ErrorCatalogue.INVALID_REQUEST, error.message) : error;
+    });
+    const secret = generateSecret();
+    return this.audit.record(actor, async (tx) => {
+      await this.partners.requirePartner(tx, source);
+      const created = await this.repository.insert(tx, source, checked.href, description, secret);
+      if (created.count > WEBHOOKS_PER_PARTNER) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `a partner has at most ${WEBHOOKS_PER_PARTNER} webhooks`);
+      const id = webhookId(created.id);
+      // The trail names the URL without its query, which may carry a token of the partner's.
+      return {
+        result: { webhook_id: id, url: checked.href, description, secret, created_at: created.created_at },
+        audit: { action: 'webhook.created', target: `partner:${source}`, details: { webhook_id: id, url: `${checked.origin}${checked.pathname}`, description } },
+      };
+    });
+  }
+
+  async list(source: string): Promise<{ webhooks: WebhookView[] }> {
+    await this.partners.requireSource(source);
+    return { webhooks: await this.repository.list(source) };
+  }
+
+  delete(actor: AdminActor, source: string, id: string) {
+    return this.audit.record(actor, async (tx) => {
+      await this.requireWebhook(tx, source, id);
+      const deletedAt = await this.repository.delete(tx, id);
+      return {
+        result: { webhook_id: webhookId(id), deleted_at: deletedAt },
+        audit: { action: 'webhook.deleted', target: `partner:${source}`, details: { webhook_id: webhookId(id) } },
+      };
+    });
+  }
+
+  rotateSecret(actor: AdminActor, source: string, id: string) {
+    const secret = generateSecret();
+    return this.audit.record(actor, async (tx) => {
+      await this.requireWebhook(tx, source, id);
+      await this.repository.rotate(tx, id, secret, PREVIOUS_SECRET_HOURS);
+      return {
+        result: { webhook_id: webhookId(id), secret },
+        audit: { action: 'webhook.secret_rotated', target: `partner:${source}`, details: { webhook_id: webhookId(id), previous_valid_hours: PREVIOUS_SECRET_HOURS } },
+      };
+    });
+  }
+
+  async redeliver(actor: AdminActor, source: string, id: string, after: number) {
+    const result = await this.audit.record(actor, async (tx) => {
+      await this.requireWebhook(tx, source, id);
+      const queued = await this.repository.redeliver(tx, id, source, after, REDELIVER_LIMIT);
+      return {
+        result: { queued },
+        audit: { action: 'webhook.redelivery_queued', target: `partner:${source}`, details: { webhook_id: webhookId(id), after, queued } },
+      };
+    });
+    this.fanout.soon();
+    return result;
+  }
+
+  /** 4042 for an unknown partner, 4046 for a webhook that is not this partner's (or deleted); locked until the write commits. */
+  private async requireWebhook(tx: Transaction, source: string, id: string): Promise<void> {
+    await this.partners.requirePartner(tx, source);
+    if (!(await this.repository.lock(tx, source, id))) throw new ApiError(ErrorCatalogue.WEBHOOK_NOT_FOUND);
+  }
+}
