@@ -8,21 +8,8 @@ import type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AdminDispute } from '../../disputes/admin-dispute';
 export type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AuditEventView as AuditEvent } from '../../audit/audit-event-view';
+export type { WebhookView as Webhook } from '../../webhooks/webhook-view';
 export type { AccountView as Account, KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
 
 export type Proof = MarketItem['proofs'][number];
 export type Decision = NonNullable<AdminDispute['decision']> | NonNullable<DisputeItem['decision']>;
-
-/**
- * A webhook as GET /admin/partners/{source}/webhooks lists it (contract §7), declared here until
- * the server declares its own for the page to import, as above.
- */
-export interface Webhook {
-  webhook_id: number;
-  url: string;
-  description: string | null;
-  created_at: string;
-  disabled_at: string | null;
-  last_delivery: { at: string; http_status: number | null; error: string | null } | null;
-  pending: number;
-}
