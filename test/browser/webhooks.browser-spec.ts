@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { WebhookReceiver, type Received } from '../support/webhook-receiver';
 import { BrowserHarness, openSection, signIn } from './support/browser';
 import { Seed } from './support/seed';
 
@@ -10,35 +9,17 @@ const MASTER = 'browser-master-key-0123456789abcdef';
 const HASH = '0x3b7e1f0c9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f';
 const RESOLUTION = { verdict: 'YES', confidence: 'HIGH', reasoning: 'Météo-France recorded 4 mm.', proofs: [{ chain: 'base', tx_hash: HASH }] };
 
-interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: string;
+/** Whether `secret` (whsec_…) made one of the request's signatures, as a partner checks it. */
+function signedWith(request: Received, secret: string): boolean {
+  try {
+    new Webhook(secret).verify(request.body, request.headers);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** A partner's endpoint on the loopback interface: it keeps every delivery and answers 200. */
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
-  const deliveries: Delivery[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      deliveries.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hooks/acme`, deliveries, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-/** Whether `secret` (whsec_…) made one of the delivery's signatures, as Standard Webhooks 1.0 checks it. */
-function signedWith(delivery: Delivery, secret: string): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signed = `${String(delivery.headers['webhook-id'])}.${String(delivery.headers['webhook-timestamp'])}.${delivery.body}`;
-  const expected = `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-  return String(delivery.headers['webhook-signature']).split(' ').includes(expected);
-}
-
+/** Polls `done` until it holds: a delivery's outcome is recorded after the endpoint has answered. */
 async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
@@ -61,10 +42,12 @@ describe("the back office page: a partner's webhooks", () => {
   let harness: BrowserHarness;
   let seed: Seed;
   let adminKey: string;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
+  let endpoint: string;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await WebhookReceiver.start();
+    endpoint = receiver.url('/hooks/acme');
     // The receiver listens on the loopback interface, which only this setting lets a webhook reach.
     harness = await BrowserHarness.start({ ADMIN_MASTER_KEY: MASTER, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     seed = new Seed(harness.t, MASTER);
@@ -84,17 +67,17 @@ describe("the back office page: a partner's webhooks", () => {
       await webhooks.getByText('No webhooks yet.').waitFor();
 
       const register = page.getByRole('form', { name: 'Register a webhook' });
-      await register.getByLabel('URL').fill(receiver.url);
+      await register.getByLabel('URL').fill(endpoint);
       await register.getByLabel('Description (optional)').fill('Settlement feed');
       await register.getByRole('button', { name: 'Register webhook' }).click();
-      const issued = page.getByRole('region', { name: `Secret of the webhook to ${receiver.url}` });
+      const issued = page.getByRole('region', { name: `Secret of the webhook to ${endpoint}` });
       const secret = await issued.getByRole('textbox').inputValue();
       expect(secret).toMatch(/^whsec_/);
       await expect(focused(issued.getByRole('heading'))).resolves.toBe(true);
-      await page.getByRole('status').getByText(`Webhook registered: acme's events go to ${receiver.url}.`).waitFor();
-      const listed = webhooks.locator('tbody tr').filter({ hasText: receiver.url });
+      await page.getByRole('status').getByText(`Webhook registered: acme's events go to ${endpoint}.`).waitFor();
+      const listed = webhooks.locator('tbody tr').filter({ hasText: endpoint });
       await expect(listed.getByRole('cell').allTextContents()).resolves.toEqual([
-        receiver.url,
+        endpoint,
         'Settlement feed',
         expect.stringMatching(/ UTC$/),
         'never',
@@ -104,9 +87,9 @@ describe("the back office page: a partner's webhooks", () => {
 
       // A market created and resolved: two events, each delivered to the endpoint, signed with the secret.
       await seed.resolvedMarket('acme', 'rain-in-paris-on-2026-12-01', RESOLUTION);
-      await until('two deliveries', () => receiver.deliveries.length >= 2);
-      expect(receiver.deliveries.map((delivery) => JSON.parse(delivery.body).type).sort()).toEqual(['market.created', 'market.resolved']);
-      expect(receiver.deliveries.every((delivery) => signedWith(delivery, secret))).toBe(true);
+      const delivered = await receiver.waitFor(2);
+      expect(delivered.map((request) => JSON.parse(request.body).type).sort()).toEqual(['market.created', 'market.resolved']);
+      expect(delivered.every((request) => signedWith(request, secret))).toBe(true);
       const state = () => seed.admin<{ webhooks: { pending: number; last_delivery: { http_status: number | null } | null }[] }>('get', '/admin/partners/acme/webhooks');
       await until('the deliveries recorded', async () => {
         const [webhook] = (await state()).webhooks;
@@ -115,32 +98,31 @@ describe("the back office page: a partner's webhooks", () => {
 
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Keys and webhooks of acme' }).waitFor();
-      await expect(page.getByRole('region', { name: `Secret of the webhook to ${receiver.url}` }).count()).resolves.toBe(0);
+      await expect(page.getByRole('region', { name: `Secret of the webhook to ${endpoint}` }).count()).resolves.toBe(0);
       await expect(listed.locator('td[data-label="Last delivery"]').textContent()).resolves.toMatch(/ UTC · HTTP 200$/);
       await expect(listed.locator('td[data-label="Pending"]').textContent()).resolves.toBe('0');
 
-      await listed.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();
-      await page.getByRole('dialog', { name: `Rotate the secret of the webhook to ${receiver.url}?` }).getByRole('button', { name: 'Rotate secret' }).click();
-      const rotated = page.getByRole('region', { name: `New secret of the webhook to ${receiver.url}` });
+      await listed.getByRole('button', { name: `Rotate secret of ${endpoint}` }).click();
+      await page.getByRole('dialog', { name: `Rotate the secret of the webhook to ${endpoint}?` }).getByRole('button', { name: 'Rotate secret' }).click();
+      const rotated = page.getByRole('region', { name: `New secret of the webhook to ${endpoint}` });
       const newSecret = await rotated.getByRole('textbox').inputValue();
       expect(newSecret).toMatch(/^whsec_/);
       expect(newSecret).not.toBe(secret);
       await expect(focused(rotated.getByRole('heading'))).resolves.toBe(true);
 
       await listed.getByLabel('After sequence').fill('0');
-      await listed.getByRole('button', { name: `Redeliver to ${receiver.url}` }).click();
+      await listed.getByRole('button', { name: `Redeliver to ${endpoint}` }).click();
       const queuedNotice = page.getByRole('status').getByText(/^\d+ events? after sequence 0 queued again for /);
       const queued = Number(/^\d+/.exec((await queuedNotice.textContent())!)![0]);
       expect(queued).toBeGreaterThanOrEqual(2);
-      await expect(focused(listed.getByRole('button', { name: `Redeliver to ${receiver.url}` }))).resolves.toBe(true);
+      await expect(focused(listed.getByRole('button', { name: `Redeliver to ${endpoint}` }))).resolves.toBe(true);
       // Redelivered while the old secret is still valid: signed with both.
-      await until('the redeliveries', () => receiver.deliveries.length >= 2 + queued);
-      const again = receiver.deliveries.slice(2);
-      expect(again.every((delivery) => signedWith(delivery, newSecret) && signedWith(delivery, secret))).toBe(true);
+      const again = (await receiver.waitFor(2 + queued)).slice(2);
+      expect(again.every((request) => signedWith(request, newSecret) && signedWith(request, secret))).toBe(true);
 
-      await listed.getByRole('button', { name: `Delete the webhook to ${receiver.url}` }).click();
-      await page.getByRole('dialog', { name: `Delete the webhook to ${receiver.url}?` }).getByRole('button', { name: 'Delete webhook' }).click();
-      await page.getByRole('status').getByText(`The webhook to ${receiver.url} is deleted.`).waitFor();
+      await listed.getByRole('button', { name: `Delete the webhook to ${endpoint}` }).click();
+      await page.getByRole('dialog', { name: `Delete the webhook to ${endpoint}?` }).getByRole('button', { name: 'Delete webhook' }).click();
+      await page.getByRole('status').getByText(`The webhook to ${endpoint} is deleted.`).waitFor();
       await webhooks.getByText('No webhooks yet.').waitFor();
       await expect(focused(webhooks.getByRole('heading', { name: 'Webhooks' }))).resolves.toBe(true);
       await expect(state()).resolves.toEqual({ webhooks: [] });
@@ -162,7 +144,7 @@ describe("the back office page: a partner's webhooks", () => {
       await page.getByRole('alert').getByText('Some of what was entered is not valid.').waitFor();
       await page.getByRole('alert').getByText(/^What to fix: .+\.$/).waitFor();
 
-      await register.getByLabel('URL').fill(receiver.url);
+      await register.getByLabel('URL').fill(receiver.url('/hooks/globex'));
       await register.getByLabel('Description (optional)').fill(hostile);
       await register.getByRole('button', { name: 'Register webhook' }).click();
       await page.getByRole('region', { name: 'Webhooks' }).getByRole('cell', { name: hostile, exact: true }).waitFor();
