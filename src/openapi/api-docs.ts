@@ -44,7 +44,8 @@ const WEBHOOKS = {
         'library and the secret of the webhook (`whsec_…`). Delivery is at least once: an attempt succeeds on a 2xx answer within 10 s; ' +
         'otherwise it is retried 15–30 s later, then after delays doubling up to an hour, then hourly: 32 attempts over 24 to 25 hours, then ' +
         'given up (the event stays in the feed). Redirects are not followed; at most 64 KiB of an answer is read. Tell retries apart by ' +
-        '`webhook-id`, which is the same on every attempt.',
+        '`webhook-id`, which is the same on every attempt; events may arrive out of order (retries, two attempts at once): ' +
+        '`data.sequence` orders them.',
       security: [],
       parameters: [
         header('webhook-id', '^evt_[0-9]+$', 'The event\'s id (`evt_<sequence>`), the same on every attempt and redelivery'),

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Job, type JobInsert, PgBoss } from 'pg-boss';
 import type { Environment } from '../config/environment';
@@ -20,16 +20,27 @@ const GIVEN_UP = 'webhook-deliveries-given-up';
 const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as const;
 /** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
-/** Jobs waiting are kept past the schedule's 25 hours; finished ones an hour (the outcome is on the delivery row). */
-const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 3_600 } as const;
-/** Attempts to one webhook at once, across instances: a hanging endpoint holds at most these workers. */
+/** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
+const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as const;
+/**
+ * Attempts to one webhook at once, across instances (pg-boss's groupConcurrency, which skips the
+ * group's other jobs): a hanging endpoint holds about these workers; its count is read without a
+ * lock, so fetches at the same instant may admit one or two more.
+ */
 const ATTEMPTS_PER_WEBHOOK = 2;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
 /** How often idle workers look for jobs (pg-boss's floor); a fan-out on this instance wakes them at once. */
 const POLL_SECONDS = 0.5;
-/** How often expired attempts are found and jobs past their retention deleted. */
-const SUPERVISE_SECONDS = 5;
+/**
+ * pg-boss's supervision (by one instance at a time): every 5 s it looks whether a pass is due;
+ * every 10 s it finds expired attempts (and counts the queue), every minute deletes finished jobs.
+ */
+const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
+/** How often the given-up queue's worker looks for jobs. */
+const GIVEN_UP_POLL_SECONDS = 5;
+/** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
+const ERROR_LOG_INTERVAL_MS = 60_000;
 /** Migrations may take minutes (as the service's own, data-source-options.ts). */
 const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
@@ -78,7 +89,7 @@ export async function installDeliveryQueue(url: string, connectTimeoutMs: number
  * polls (no LISTEN) and sends unnamed statements: it works behind PgBouncer in transaction mode.
  */
 @Injectable()
-export class DeliveryQueue implements BeforeApplicationShutdown {
+export class DeliveryQueue {
   private boss: PgBoss | null = null;
   private readonly workers: number;
   private readonly firstRetrySeconds: number;
@@ -97,9 +108,8 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
     return this.workers > 0;
   }
 
-  /** Starts this instance's workers, if it has any. */
+  /** Starts this instance's workers (WEBHOOK_WORKERS > 0). */
   async start(handlers: DeliveryHandlers): Promise<void> {
-    if (!this.sending) return;
     const statementTimeoutMs = this.config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
     // pg-boss's sessions are the service role's: the server's timeouts are that role's defaults
     // (set at start), and the client's query timeout the pool's, as for the API's statements.
@@ -114,11 +124,16 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
       migrate: false,
       schedule: false,
       registerInstance: false,
-      superviseIntervalSeconds: SUPERVISE_SECONDS,
+      ...SUPERVISION,
       reindex: false,
       monitorVacuum: false,
     } as ConstructorParameters<typeof PgBoss>[0]);
-    boss.on('error', (error) => logger.warn(`the delivery queue: ${error.message}`));
+    let lastLogged = Number.NEGATIVE_INFINITY;
+    boss.on('error', (error) => {
+      if (performance.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
+      lastLogged = performance.now();
+      logger.warn(`the webhook delivery queue failed: ${error.message} (logged at most once a minute)`);
+    });
     await boss.start();
     this.boss = boss;
     await boss.work<DeliveryJob>(
@@ -126,7 +141,7 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
       { localConcurrency: this.workers, batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, groupConcurrency: ATTEMPTS_PER_WEBHOOK },
       ([job]) => handlers.attempt(job.data.delivery_id, job.signal),
     );
-    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: SUPERVISE_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
+    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: GIVEN_UP_POLL_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
       for (const job of jobs) await handlers.givenUp(job.data.delivery_id);
     });
   }
@@ -145,13 +160,18 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
     await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
   }
 
-  /** Workers waiting for their next poll look now. */
-  wake(): void {
-    for (const worker of this.boss?.getWipData() ?? []) if (worker.name === DELIVERIES) this.boss!.notifyWorker(worker.id);
+  /**
+   * Up to `count` idle workers look for jobs now rather than at their next poll: after a fan-out,
+   * and after each attempt (a backlog is taken back to back). Never all at once for one job:
+   * simultaneous fetches can pass a webhook's attempt limit together.
+   */
+  wake(count: number): void {
+    const idle = this.boss?.getWipData().filter((worker) => worker.name === DELIVERIES && worker.count === 0) ?? [];
+    for (const worker of idle.slice(0, count)) this.boss!.notifyWorker(worker.id);
   }
 
   /** Attempts in progress get a short grace; what is still running then is failed and retried later. */
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     await this.boss?.stop({ graceful: true, timeout: 3_000 });
   }
 }

@@ -1,8 +1,9 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { MetricsService } from '../observability/metrics.service';
 import { DeliveryQueue } from './delivery-queue';
+import { WebhookFanout } from './webhook-fanout';
 import { postDelivery } from './webhook-sender';
 import { signedHeaders } from './webhook-signature';
 import { WebhooksRepository } from './webhooks.repository';
@@ -10,22 +11,33 @@ import { WebhooksRepository } from './webhooks.repository';
 /** An attempt that failed: pg-boss retries its job on the schedule (delivery-queue.ts). */
 class AttemptFailed extends Error {}
 
-/** Makes the attempts pg-boss hands this instance: signs, POSTs, records the outcome. */
+/**
+ * Makes the attempts pg-boss hands this instance (signs, POSTs, records the outcome); starts the
+ * instance's sending, and stops it before the pool closes: the fan-out, then the queue.
+ */
 @Injectable()
-export class WebhookDeliverer implements OnApplicationBootstrap {
+export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly allowPrivate: boolean;
 
   constructor(
     config: ConfigService<Environment, true>,
     private readonly repository: WebhooksRepository,
     private readonly queue: DeliveryQueue,
+    private readonly fanout: WebhookFanout,
     private readonly metrics: MetricsService,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE_URLS', { infer: true });
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.queue.sending) return;
     await this.queue.start({ attempt: (id, stop) => this.attempt(id, stop), givenUp: (id) => this.givenUp(id) });
+    this.fanout.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.fanout.stop();
+    await this.queue.stop();
   }
 
   /** One attempt of delivery `id`: none when it was made, dropped or given up meanwhile, or its event is gone. */
@@ -35,6 +47,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
     if (delivery.body === null) return this.repository.finish(id, 'dropped');
     const headers = signedHeaders(delivery.event_id, delivery.body, delivery.secrets);
     const outcome = await postDelivery(delivery.url, delivery.body, headers, this.allowPrivate, stop);
+    this.queue.wake(1);
     await this.repository.recordAttempt(id, outcome);
     this.metrics.webhookAttempts.inc({ result: outcome.delivered ? 'delivered' : 'failed' });
     if (!outcome.delivered) throw new AttemptFailed(outcome.error ?? 'failed');

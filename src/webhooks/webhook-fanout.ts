@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ChangeLog, type ChangeListener } from '../changes/change-log';
 import { Sql } from '../database/sql';
 import { DeliveryQueue } from './delivery-queue';
@@ -17,16 +17,17 @@ const CLEANUP_BATCH = 10_000;
  * Turns change-log events into webhook deliveries, each exactly once: one transaction, by one
  * instance at a time (the head row, locked or skipped, never waited for), writes a delivery per
  * (webhook, event), enqueues its pg-boss job, and moves the head. Runs on instances that send
- * (WEBHOOK_WORKERS > 0) when their change log reads events, and every FANOUT_INTERVAL_MS; never
- * inside a write's transaction.
+ * (WEBHOOK_WORKERS > 0; WebhookDeliverer starts it) when their change log reads events, and every
+ * FANOUT_INTERVAL_MS; never inside a write's transaction.
  */
 @Injectable()
-export class WebhookFanout implements ChangeListener, OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookFanout implements ChangeListener {
   private readonly logger = new Logger('Webhooks');
   private running: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private cleanup: NodeJS.Timeout | undefined;
+  private started = false;
 
   constructor(
     private readonly sql: Sql,
@@ -37,15 +38,19 @@ export class WebhookFanout implements ChangeListener, OnApplicationBootstrap, On
     if (queue.sending) changes.subscribe(this);
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.queue.sending) return;
+  /** Once the queue has started, on instances that send. */
+  start(): void {
+    this.started = true;
     this.timer = setInterval(() => this.soon(), FANOUT_INTERVAL_MS).unref();
     this.cleanup = setInterval(() => void this.deleteFinished(), CLEANUP_INTERVAL_MS).unref();
   }
 
-  onApplicationShutdown(): void {
+  /** No fan-out starts from now on; resolves once the one in progress has ended. */
+  async stop(): Promise<void> {
+    this.started = false;
     clearInterval(this.timer);
     clearInterval(this.cleanup);
+    await this.running;
   }
 
   changed(): void {
@@ -54,7 +59,7 @@ export class WebhookFanout implements ChangeListener, OnApplicationBootstrap, On
 
   /** A fan-out that starts after this call (one in progress may have read the log before the news). */
   soon(): void {
-    if (!this.queue.sending) return;
+    if (!this.started) return;
     if (this.running) {
       this.again = true;
       return;
@@ -82,7 +87,7 @@ export class WebhookFanout implements ChangeListener, OnApplicationBootstrap, On
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wake();
+      if (enqueued && enqueued.deliveries > 0) this.queue.wake(enqueued.deliveries);
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }
   }

@@ -7,14 +7,8 @@ import { Environment } from '../../src/config/environment';
 
 export const read = (path: string): string => readFileSync(join(process.cwd(), path), 'utf8');
 
-/**
- * Read by the service once the webhook deliveries land (another change, in progress): set in
- * deploy/ already. Redundant once src/config/environment.ts lists them; remove them then.
- */
-const ADDED_IN_PARALLEL = ['WEBHOOK_WORKERS', 'WEBHOOK_ALLOW_PRIVATE_URLS'];
-
 /** Every environment variable the service reads. */
-export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(new Environment()), ...ADDED_IN_PARALLEL]);
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(Object.keys(new Environment()));
 
 /** Names the service does not read, each with the known name it was likely meant to be. */
 export function unknownVariables(names: Iterable<string>): string[] {

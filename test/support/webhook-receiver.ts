@@ -48,17 +48,23 @@ export class WebhookReceiver {
   /** Resolves once `count` requests match `filter`, else fails after `timeoutMs`. */
   async waitFor(count: number, filter: (request: Received) => boolean = () => true, timeoutMs = 15_000): Promise<Received[]> {
     const matching = () => this.received.filter(filter);
-    if (matching().length >= count) return matching();
+    await this.until(() => matching().length >= count, timeoutMs, () => `${matching().length} of ${count} webhook requests arrived within ${timeoutMs} ms`);
+    return matching();
+  }
+
+  /** Resolves once `condition` holds (checked as requests arrive), else fails after `timeoutMs` with `failure()`. */
+  until(condition: () => boolean, timeoutMs: number, failure = () => `the condition did not hold within ${timeoutMs} ms`): Promise<void> {
+    if (condition()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`${matching().length} of ${count} webhook requests arrived within ${timeoutMs} ms`));
+        reject(new Error(failure()));
       }, timeoutMs);
       const check = () => {
-        if (matching().length < count) return;
+        if (!condition()) return;
         clearTimeout(timer);
         this.waiters.delete(check);
-        resolve(matching());
+        resolve();
       };
       this.waiters.add(check);
     });
