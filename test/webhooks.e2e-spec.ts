@@ -197,6 +197,7 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
         expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
         expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       }
+      expect(await t.metrics()).toMatch(/^oracle_webhook_attempts_total\{result="delivered"\} [1-9]/m);
       const [listed] = (await master.get('/admin/partners/deliver/webhooks')).data.webhooks;
       expect(listed).toEqual(expect.objectContaining({ last_delivery: { at: ISO, http_status: 200, error: null }, pending: 0 }));
     });
@@ -223,6 +224,32 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
         receiver.answer = () => 200;
       }
       await eventually(async () => expect((await master.get('/admin/partners/retry/webhooks')).data.webhooks[0]).toEqual(expect.objectContaining({ last_delivery: { at: ISO, http_status: 200, error: null }, pending: 0 })));
+    });
+
+    it('gives a delivery up once its last attempt failed (its job\'s retries cut short here), without blocking the webhook', async () => {
+      await partner('give-up');
+      await register('give-up', '/give-up');
+      receiver.answer = (request) => (request.path === '/give-up' ? 500 : 200);
+      try {
+        await master.post('/admin/markets', { source: 'give-up', slug: 'never-taken' });
+        await receiver.waitFor(1, at('/give-up'));
+        const [{ id }] = await t.dataSource.query(
+          "SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.source = 'give-up'",
+        );
+        // The schedule spans 24 hours: this job's next failure is made its last.
+        await t.dataSource.query("UPDATE pgboss.job SET retry_limit = retry_count + 1 WHERE data->>'delivery_id' = $1", [id]);
+        await eventually(async () => {
+          const [{ state }] = await t.dataSource.query('SELECT state FROM webhook_deliveries WHERE id = $1', [id]);
+          expect(state).toBe('given_up');
+        });
+        expect((await master.get('/admin/partners/give-up/webhooks')).data.webhooks[0]).toEqual(
+          expect.objectContaining({ last_delivery: { at: ISO, http_status: 500, error: 'HTTP 500' }, pending: 0 }),
+        );
+      } finally {
+        receiver.answer = () => 200;
+      }
+      await master.post('/admin/markets', { source: 'give-up', slug: 'taken' });
+      await receiver.until(() => receiver.received.some((request) => request.path === '/give-up' && JSON.parse(request.body).data.market.slug === 'taken'), 10_000);
     });
 
     it('after a rotation signs with both secrets, each verifying alone', async () => {

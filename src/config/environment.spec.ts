@@ -13,6 +13,13 @@ describe('validateEnvironment', () => {
     expect(environment.LOG_LEVEL).toBe('info');
   });
 
+  it('reads the webhook settings: workers (0 sends none), the private-URL flag as true or false only', () => {
+    expect(validateEnvironment({})).toMatchObject({ WEBHOOK_WORKERS: 4, WEBHOOK_ALLOW_PRIVATE_URLS: false, WEBHOOK_FIRST_RETRY_SECONDS: 12 });
+    expect(validateEnvironment({ WEBHOOK_WORKERS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: ' true ' })).toMatchObject({ WEBHOOK_WORKERS: 0, WEBHOOK_ALLOW_PRIVATE_URLS: true });
+    expect(() => validateEnvironment({ WEBHOOK_ALLOW_PRIVATE_URLS: 'yes' })).toThrow('invalid configuration: WEBHOOK_ALLOW_PRIVATE_URLS="yes": must be true or false');
+    expect(() => validateEnvironment({ WEBHOOK_WORKERS: '-1' })).toThrow('invalid configuration: WEBHOOK_WORKERS=-1: WEBHOOK_WORKERS must not be less than 0');
+  });
+
   it('parses numbers given as strings', () => {
     expect(validateEnvironment({ PORT: '8080' }).PORT).toBe(8080);
   });

@@ -311,8 +311,8 @@ export class Environment {
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  @Max(15)
-  WEBHOOK_FIRST_RETRY_SECONDS = 15;
+  @Max(12)
+  WEBHOOK_FIRST_RETRY_SECONDS = 12;
 
   /**
    * On SIGTERM, how long the instance goes on serving as usual, readiness answering 503, before

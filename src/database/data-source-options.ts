@@ -96,7 +96,7 @@ export function sessionDefaults(statementTimeoutMs: number): string {
 }
 
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
-const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+export const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * The options of the session connection that applies migrations: DATABASE_DIRECT_URL, PostgreSQL

@@ -42,7 +42,7 @@ const WEBHOOKS = {
       description:
         'Every event of the changes feed of your source, signed as Standard Webhooks 1.0 says: verify it with any Standard Webhooks ' +
         'library and the secret of the webhook (`whsec_…`). Delivery is at least once: an attempt succeeds on a 2xx answer within 10 s; ' +
-        'otherwise it is retried 15–30 s later, then after delays doubling up to an hour, then hourly: 32 attempts over 24 to 25 hours, then ' +
+        'otherwise it is retried 12–24 s later, then after delays doubling up to an hour, then hourly: 33 attempts over 24.7 to 25.7 hours, then ' +
         'given up (the event stays in the feed). Redirects are not followed; at most 64 KiB of an answer is read. Tell retries apart by ' +
         '`webhook-id`, which is the same on every attempt; events may arrive out of order (retries, two attempts at once): ' +
         '`data.sequence` orders them.',

@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Job, type JobInsert, PgBoss } from 'pg-boss';
 import type { Environment } from '../config/environment';
+import { MIGRATION_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql, type Transaction } from '../database/sql';
+import { throttledWarning } from '../observability/throttled-warning';
 import { ATTEMPT_TIMEOUT_MS } from './webhook-sender';
 import type { DeliveryToEnqueue } from './webhooks.repository';
 
@@ -13,11 +15,11 @@ const DELIVERIES = 'webhook-deliveries';
 const GIVEN_UP = 'webhook-deliveries-given-up';
 
 /**
- * The retry schedule (contract §7): pg-boss waits retryDelay × 2^(n-1) × (1 + a random fraction)
- * before retry n, capped at an hour: 15–30 s, 30–60 s, 1–2 min, … 32–60 min, then hourly; 31
- * retries (32 attempts) span 24.1 to 25.1 hours, then the delivery is given up.
+ * The retry schedule (contract §7): pg-boss waits retryDelay (12 s) × 2^(n-1) × (1 + a random
+ * fraction) before retry n, capped at an hour: 12–24 s, 24–48 s, … 51–60 min, then hourly; 32
+ * retries (33 attempts) span 24.7 to 25.7 hours, then the delivery is given up.
  */
-const RETRIES = { retryLimit: 31, retryBackoff: true, retryDelayMax: 3_600 } as const;
+const RETRIES = { retryLimit: 32, retryBackoff: true, retryDelayMax: 3_600 } as const;
 /** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
 /** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
@@ -30,7 +32,7 @@ const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as co
 const ATTEMPTS_PER_WEBHOOK = 2;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
-/** How often idle workers look for jobs (pg-boss's floor); a fan-out on this instance wakes them at once. */
+/** How often idle workers look for jobs (pg-boss's floor); a fan-out, and each attempt, wakes one at once (wakeOne). */
 const POLL_SECONDS = 0.5;
 /**
  * pg-boss's supervision (by one instance at a time): every 5 s it looks whether a pass is due;
@@ -39,12 +41,8 @@ const POLL_SECONDS = 0.5;
 const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
 /** How often the given-up queue's worker looks for jobs. */
 const GIVEN_UP_POLL_SECONDS = 5;
-/** pg-boss's errors (each worker's failed poll, every half second while the database is away) are logged at most this often. */
-const ERROR_LOG_INTERVAL_MS = 60_000;
-/** Migrations may take minutes (as the service's own, data-source-options.ts). */
-const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
-export interface DeliveryJob {
+interface DeliveryJob {
   delivery_id: string;
 }
 
@@ -128,12 +126,9 @@ export class DeliveryQueue {
       reindex: false,
       monitorVacuum: false,
     } as ConstructorParameters<typeof PgBoss>[0]);
-    let lastLogged = Number.NEGATIVE_INFINITY;
-    boss.on('error', (error) => {
-      if (performance.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
-      lastLogged = performance.now();
-      logger.warn(`the webhook delivery queue failed: ${error.message} (logged at most once a minute)`);
-    });
+    // Each worker's poll fails every half second while the database is away.
+    const warn = throttledWarning(logger);
+    boss.on('error', (error) => warn(`the webhook delivery queue failed: ${error.message}`));
     await boss.start();
     this.boss = boss;
     await boss.work<DeliveryJob>(
@@ -161,13 +156,13 @@ export class DeliveryQueue {
   }
 
   /**
-   * Up to `count` idle workers look for jobs now rather than at their next poll: after a fan-out,
-   * and after each attempt (a backlog is taken back to back). Never all at once for one job:
-   * simultaneous fetches can pass a webhook's attempt limit together.
+   * One idle worker looks for a job now rather than at its next poll: after a fan-out, and as an
+   * attempt starts and ends, so a backlog is claimed one job after another, back to back. Never
+   * several at once: simultaneous fetches can pass a webhook's attempt limit together.
    */
-  wake(count: number): void {
-    const idle = this.boss?.getWipData().filter((worker) => worker.name === DELIVERIES && worker.count === 0) ?? [];
-    for (const worker of idle.slice(0, count)) this.boss!.notifyWorker(worker.id);
+  wakeOne(): void {
+    const idle = this.boss?.getWipData().find((worker) => worker.name === DELIVERIES && worker.count === 0);
+    if (idle) this.boss!.notifyWorker(idle.id);
   }
 
   /** Attempts in progress get a short grace; what is still running then is failed and retried later. */

@@ -7,19 +7,30 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 
 /** The cloud providers' instance metadata services, named as such in refusals. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
+/** ipaddr.js's names of ranges, as a refusal says them. */
+const RANGE_NAMES: Record<string, string> = { linkLocal: 'link-local', uniqueLocal: 'unique local', carrierGradeNat: 'carrier-grade NAT' };
+
+/** An address a webhook may not connect to, and what it is. */
+export interface RefusedAddress {
+  address: string;
+  kind: string;
+}
 
 /**
  * Why a webhook may not connect to `address`, or null when it is a public unicast address.
  * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
  */
-export function refusedAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+export function refusedAddress(address: string): RefusedAddress | null {
+  if (!ipaddr.isValid(address)) return { address, kind: 'not an IP address' };
   const parsed = ipaddr.process(address);
   const text = parsed.toString();
-  if (METADATA_ADDRESSES.has(text)) return `${text} is a cloud metadata address`;
+  if (METADATA_ADDRESSES.has(text)) return { address: text, kind: 'cloud metadata' };
   const range = parsed.range();
-  return range === 'unicast' ? null : `${text} is not a public address (${range})`;
+  return range === 'unicast' ? null : { address: text, kind: RANGE_NAMES[range] ?? range };
 }
+
+/** "10.0.0.1, not a public address (private)". */
+const notPublic = (refused: RefusedAddress) => `${refused.address}, not a public address (${refused.kind})`;
 
 /** A URL a webhook is refused, with why; the address checks are lifted by WEBHOOK_ALLOW_PRIVATE_URLS. */
 export class RefusedUrl extends Error {}
@@ -48,7 +59,7 @@ export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promi
   const addresses = isIP(host) ? [host] : await resolve(host);
   for (const address of addresses) {
     const refused = refusedAddress(address);
-    if (refused) throw new RefusedUrl(isIP(host) ? `url's host ${refused}` : `url's host ${host} resolves to ${refused}`);
+    if (refused) throw new RefusedUrl(isIP(host) ? `url's host is ${notPublic(refused)}` : `url's host ${host} resolves to ${notPublic(refused)}`);
   }
   return parsed;
 }
@@ -72,7 +83,7 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
     const refused = addresses.map((entry) => refusedAddress(entry.address)).find((reason) => reason !== null);
-    if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refused}`), { code: 'EADDRNOTPUBLIC' }), '', 0);
+    if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${notPublic(refused)}`), { code: 'EADDRNOTPUBLIC' }), '', 0);
     if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
     callback(null, addresses[0].address, addresses[0].family);
   });
@@ -83,5 +94,5 @@ export function refusedLiteralHost(url: URL): string | null {
   const host = hostOf(url);
   if (!isIP(host)) return null;
   const refused = refusedAddress(host);
-  return refused ? `refused: ${refused}` : null;
+  return refused ? `refused: the host is ${notPublic(refused)}` : null;
 }

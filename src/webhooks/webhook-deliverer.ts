@@ -42,12 +42,13 @@ export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicati
 
   /** One attempt of delivery `id`: none when it was made, dropped or given up meanwhile, or its event is gone. */
   async attempt(id: string, stop: AbortSignal): Promise<void> {
+    this.queue.wakeOne();
     const delivery = await this.repository.toSend(id);
     if (!delivery || delivery.state !== 'pending') return;
     if (delivery.body === null) return this.repository.finish(id, 'dropped');
     const headers = signedHeaders(delivery.event_id, delivery.body, delivery.secrets);
     const outcome = await postDelivery(delivery.url, delivery.body, headers, this.allowPrivate, stop);
-    this.queue.wake(1);
+    this.queue.wakeOne();
     await this.repository.recordAttempt(id, outcome);
     this.metrics.webhookAttempts.inc({ result: outcome.delivered ? 'delivered' : 'failed' });
     if (!outcome.delivered) throw new AttemptFailed(outcome.error ?? 'failed');

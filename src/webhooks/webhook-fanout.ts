@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ChangeLog, type ChangeListener } from '../changes/change-log';
 import { Sql } from '../database/sql';
+import { throttledWarning } from '../observability/throttled-warning';
 import { DeliveryQueue } from './delivery-queue';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -8,21 +10,21 @@ import { WebhooksRepository } from './webhooks.repository';
 const FANOUT_BATCH = 500;
 /** How often instances that send look for events and redeliveries to fan out, besides their own change log's news. */
 const FANOUT_INTERVAL_MS = 500;
+/** The least time between two fan-outs of an instance while writes keep coming (each takes up to FANOUT_BATCH events). */
+const FANOUT_GAP_MS = 100;
 /** How often deliveries finished over FINISHED_KEPT_DAYS ago are deleted, a batch at a time. */
 const CLEANUP_INTERVAL_MS = 60 * 60_000;
 const FINISHED_KEPT_DAYS = 7;
 const CLEANUP_BATCH = 10_000;
 
 /**
- * Turns change-log events into webhook deliveries, each exactly once: one transaction, by one
- * instance at a time (the head row, locked or skipped, never waited for), writes a delivery per
- * (webhook, event), enqueues its pg-boss job, and moves the head. Runs on instances that send
- * (WEBHOOK_WORKERS > 0; WebhookDeliverer starts it) when their change log reads events, and every
- * FANOUT_INTERVAL_MS; never inside a write's transaction.
+ * Turns change-log events into webhook deliveries, each exactly once (docs/architecture.md#webhooks),
+ * on instances that send; never inside a write's transaction.
  */
 @Injectable()
 export class WebhookFanout implements ChangeListener {
   private readonly logger = new Logger('Webhooks');
+  private readonly warn = throttledWarning(this.logger);
   private running: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -64,18 +66,28 @@ export class WebhookFanout implements ChangeListener {
       this.again = true;
       return;
     }
-    this.running = this.fanOut()
-      .catch((error: Error) => this.logger.warn(`fanning events out to webhooks failed (tried again shortly): ${error.message}`))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.soon();
-        }
-      });
+    this.running = this.runWhileAsked().finally(() => (this.running = null));
   }
 
-  private async fanOut(): Promise<void> {
+  /**
+   * Runs fan-outs while news came during the last one; FANOUT_GAP_MS apart after one that found
+   * events, so a stream of writes costs one a gap (a writer's news comes before its event has a
+   * sequence: a run that found none is followed at once).
+   */
+  private async runWhileAsked(): Promise<void> {
+    do {
+      this.again = false;
+      const events = await this.fanOut().catch((error: Error) => {
+        this.warn(`fanning events out to webhooks failed (tried again within a second): ${error.message}`);
+        return 0;
+      });
+      if (this.again && events > 0) await sleep(FANOUT_GAP_MS);
+    } while (this.again && this.started);
+  }
+
+  /** Fans out every event and redelivery waiting (unless another instance is at it); the events it took. */
+  private async fanOut(): Promise<number> {
+    let events = 0;
     for (let more = true; more; ) {
       const enqueued = await this.sql.transaction(async (tx) => {
         const fanned = await this.repository.fanOut(tx, FANOUT_BATCH);
@@ -87,9 +99,11 @@ export class WebhookFanout implements ChangeListener {
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wake(enqueued.deliveries);
+      if (enqueued && enqueued.deliveries > 0) this.queue.wakeOne();
+      events += enqueued?.events ?? 0;
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }
+    return events;
   }
 
   private async deleteFinished(): Promise<void> {

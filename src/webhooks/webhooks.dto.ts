@@ -3,7 +3,7 @@ import { IsDefined, IsInt, IsOptional, IsString, Max, Min } from 'class-validato
 import { StorableText, TEXT_PATTERN, TextLength, textMessage, ToSafeId, Trim } from '../common/validation';
 
 /** The longest webhook URL accepted. */
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+const WEBHOOK_URL_MAX_LENGTH = 2048;
 const DESCRIPTION_MAX_LENGTH = 200;
 const AFTER_MESSAGE = `$property must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`;
 

@@ -13,7 +13,7 @@ import type { WebhookView } from './webhook-view';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks a partner may have at once: its list is answered whole. */
-export const WEBHOOKS_PER_PARTNER = 20;
+const WEBHOOKS_PER_PARTNER = 20;
 /** Events one redeliver queues at most (oldest first): past them, call again from the last one received. */
 export const REDELIVER_LIMIT = 10_000;
 
