@@ -2,17 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
 import type { DeliveryOutcome } from './webhook-sender';
-
-/** A webhook as the admin API lists it. */
-export interface WebhookView {
-  webhook_id: number;
-  url: string;
-  description: string | null;
-  created_at: string;
-  disabled_at: string | null;
-  last_delivery: { at: string; http_status: number | null; error: string | null } | null;
-  pending: number;
-}
+import type { WebhookView } from './webhook-view';
 
 /** What an attempt needs: where, the secrets that sign, the body; `state` other than pending: nothing to send. */
 export interface DeliveryToSend {

@@ -9,7 +9,8 @@ import type { Transaction } from '../database/sql';
 import { checkWebhookUrl, RefusedUrl } from './url-policy';
 import { generateSecret, PREVIOUS_SECRET_HOURS } from './webhook-signature';
 import { WebhookFanout } from './webhook-fanout';
-import { type WebhookView, WebhooksRepository } from './webhooks.repository';
+import type { WebhookView } from './webhook-view';
+import { WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks a partner may have at once: its list is answered whole. */
 const WEBHOOKS_PER_PARTNER = 20;

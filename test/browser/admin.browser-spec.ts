@@ -202,8 +202,8 @@ describe('the back office page: an admin at work', () => {
       const keyring = page.locator('tbody tr').filter({ hasText: 'Keyring Ltd.' });
       await keyring.waitFor();
       await expect(keyring.getByRole('button', { name: /^Revoke sok_/ }).count()).resolves.toBe(20);
-      await keyring.getByRole('link', { name: 'All keys of keyring' }).click();
-      await page.getByRole('heading', { name: 'Keys of keyring' }).waitFor();
+      await keyring.getByRole('link', { name: 'All keys and webhooks of keyring' }).click();
+      await page.getByRole('heading', { name: 'Keys and webhooks of keyring' }).waitFor();
       await expect(page.locator('tbody tr').count()).resolves.toBe(25);
       await page.getByRole('button', { name: /^Revoke sok_/ }).last().click();
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();

@@ -9,6 +9,8 @@ const MASTER = 'browser-master-key-0123456789abcdef';
 const HASH = '0x5e0be1f4a8c2d3b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e';
 /** A phone held upright, a laptop, a wide desktop (the content stops widening at 1180 px). */
 const WIDTHS = [390, 1280, 1920];
+/** Where northwind-markets' webhook points: a long URL, nobody listening (its deliveries fail). */
+const WEBHOOK = 'http://127.0.0.1:9/northwind-markets/settlement-oracle/events?channel=production-settlements';
 /** Set to a folder to keep a screenshot of every page at every width (to look at by eye). */
 const SHOTS = process.env.BACK_OFFICE_SHOTS;
 
@@ -20,7 +22,8 @@ describe('the back office page: every page fits the screen', () => {
   let monitoring = 0;
 
   beforeAll(async () => {
-    harness = await BrowserHarness.start({ ADMIN_MASTER_KEY: MASTER });
+    // The webhook's loopback URL needs WEBHOOK_ALLOW_PRIVATE_URLS.
+    harness = await BrowserHarness.start({ ADMIN_MASTER_KEY: MASTER, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     seed = new Seed(harness.t, MASTER);
     adminKey = await seed.reviewer('Ada Lovelace', 'admin');
     await seed.reviewer('Quinn Reviewer', 'reviewer');
@@ -30,6 +33,7 @@ describe('the back office page: every page fits the screen', () => {
     // 20 keys in all: the partners page lists them with a link to all of them.
     for (let i = 0; i < 19; i++) issued.push((await seed.admin<{ key_id: number }>('post', '/admin/partners/northwind-markets/keys')).key_id);
     await seed.admin('delete', `/admin/partners/northwind-markets/keys/${issued[0]}`);
+    await seed.admin('post', '/admin/partners/northwind-markets/webhooks', { url: WEBHOOK, description: 'Production settlement feed of the Northwind trading desk' });
 
     const resolved = (slug: string, verdict: string) =>
       seed.resolvedMarket('northwind-markets', slug, {
@@ -81,7 +85,15 @@ describe('the back office page: every page fits the screen', () => {
         await page.getByRole('region', { name: 'New key of acme' }).waitFor();
       },
     ],
-    ['partner-keys', (page) => visit(page, '#/partners/northwind-markets/keys', 'Keys of northwind-markets')],
+    [
+      'partner-keys',
+      async (page) => {
+        await visit(page, '#/partners/northwind-markets/keys', 'Keys and webhooks of northwind-markets');
+        await page.getByRole('button', { name: `Rotate secret of ${WEBHOOK}` }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+        await page.getByRole('region', { name: `New secret of the webhook to ${WEBHOOK}` }).waitFor();
+      },
+    ],
     ['reviewers', (page) => visit(page, '#/reviewers', 'Reviewers')],
     ['audit', (page) => visit(page, '#/audit', 'Audit trail')],
   ];

@@ -8,6 +8,7 @@ import type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AdminDispute } from '../../disputes/admin-dispute';
 export type { DisputeItem, MarketItem } from '../../markets/market-item';
 export type { AuditEventView as AuditEvent } from '../../audit/audit-event-view';
+export type { WebhookView as Webhook } from '../../webhooks/webhook-view';
 export type { AccountView as Account, KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
 
 export type Proof = MarketItem['proofs'][number];

@@ -4,13 +4,14 @@ import { badge, button, h, replaceChildren, row, table, when } from '../dom';
 import type { KeyView, PartnerKey } from '../types';
 import { confirmAction } from './confirm';
 import { Pager } from './pager';
+import { webhooksSection } from './webhooks';
 
 const PAGE_SIZE = 50;
 
-/** The path of a partner's keys page. */
+/** The path of a partner's page: its keys and its webhooks. */
 export const keysPath = (source: string) => `#/partners/${encodeURIComponent(source)}/keys`;
 
-/** Every key of one partner (admins only), newest first, a page at a time: Partners lists 20. */
+/** Every key of one partner (admins only), newest first, a page at a time (Partners lists 20), and its webhooks. */
 export const partnerKeysView: View = async (context, [source]) => {
   const list = h('div', { class: 'list' });
   const pager = new Pager(async (cursor) => {
@@ -30,12 +31,15 @@ export const partnerKeysView: View = async (context, [source]) => {
     replaceChildren(list, table(['Key', 'Status', 'Created', 'Last used', 'Revoked'], rows, 'No keys.'));
     return page.next_cursor;
   }, context.fail);
-  await pager.first();
+  const [, webhooks] = await Promise.all([pager.first(), webhooksSection(context, source)]);
   context.show(
-    h('h1', null, `Keys of ${source}`),
-    h('p', { class: 'lead' }, 'Newest first. ', h('a', { attrs: { href: '#/partners' } }, 'Back to partners and keys')),
+    h('h1', null, `Keys and webhooks of ${source}`),
+    h('p', { class: 'lead' }, h('a', { attrs: { href: '#/partners' } }, 'Back to partners and keys')),
+    h('h2', null, 'API keys'),
+    h('p', { class: 'lead' }, 'Newest first.'),
     list,
     pager.element,
+    webhooks,
   );
 };
 

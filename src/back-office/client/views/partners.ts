@@ -4,22 +4,16 @@ import { badge, field, h, identifier, replaceChildren, row, table, when, whenSub
 import type { Partner } from '../types';
 import { keysPath, revokeKeyButton } from './partner-keys';
 import { Pager } from './pager';
-import { newKeyPanel } from './secret';
+import { newKeyPanel, showOnce } from './secret';
 
 const PAGE_SIZE = 50;
-/** GET /admin/partners lists a partner's newest keys, this many at most. */
-const LISTED_KEYS = 20;
 
 /** Partners and their API keys (admins only): find and register partners, issue and revoke keys. */
 export const partnersView: View = async (context) => {
   const search = h('input', { attrs: { type: 'search', name: 'q', maxlength: 200 } });
   const list = h('div', { class: 'list' });
   const issued = h('div');
-  const showKey = (title: string, key: string, partner: string) => {
-    replaceChildren(issued, newKeyPanel(title, key, `the partner ${partner}`));
-    issued.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
-    issued.querySelector<HTMLElement>('h2')?.focus();
-  };
+  const showKey = (title: string, key: string, partner: string) => showOnce(issued, newKeyPanel(title, key, `the partner ${partner}`));
   // The search as of the last Find: paging goes on with it, whatever is typed since.
   let q = '';
   const pager = new Pager(async (cursor) => {
@@ -54,7 +48,7 @@ export const partnersView: View = async (context) => {
   context.show(h('h1', null, 'Partners and keys'), find, list, pager.element, issued, createForm(context, showKey, () => pager.reload()));
 };
 
-/** A partner's newest keys, and a link to all of them when there may be more. */
+/** A partner's newest keys, and a link to its page: all its keys, and its webhooks. */
 function keyList(context: Context, partner: Partner, reload: () => Promise<void>): HTMLElement {
   return h(
     'ul',
@@ -72,7 +66,7 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
         key.revoked_at ? null : revokeKeyButton(context, partner.source, key, reload),
       ),
     ),
-    partner.keys.length >= LISTED_KEYS ? h('li', null, h('a', { attrs: { href: keysPath(partner.source) } }, `All keys of ${partner.source}`)) : null,
+    h('li', null, h('a', { attrs: { href: keysPath(partner.source) } }, `All keys and webhooks of ${partner.source}`)),
   );
 }
 
