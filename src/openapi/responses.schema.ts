@@ -7,6 +7,7 @@
  */
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-event';
+import type { ErrorEnvelope as ErrorEnvelopeShape } from '../common/envelope';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { CURSOR_PATTERN } from '../common/cursor';
 
@@ -28,7 +29,7 @@ export const NextCursor = (example: string) =>
     description: 'Pass as `cursor` for the next page; null on the last page.',
   });
 
-export class ErrorEnvelope {
+export class ErrorEnvelope implements ErrorEnvelopeShape {
   /**
    * A non-zero code from the catalogue: a generated client tells success (0) from error by it.
    * @example 4100
