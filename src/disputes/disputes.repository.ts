@@ -3,8 +3,9 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
-import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
-import type { DecisionType, DisputeStatus } from './dispute-state';
+import { ADMIN_DISPUTE_JSON } from './admin-dispute';
+import type { AdminDispute } from './disputes.schema';
+import type { DecisionType, DisputeStatus } from '../markets/market-state';
 
 const ADMIN_DISPUTE = raw(ADMIN_DISPUTE_JSON);
 

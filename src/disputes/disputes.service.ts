@@ -5,8 +5,9 @@ import type { Transaction } from '../database/sql';
 import { ChangeLog } from '../changes/change-log';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
-import type { AdminDispute } from './admin-dispute';
-import { assertDecidable, type DecisionType, type DisputeStatus, partnerFinalVerdict } from './dispute-state';
+import type { AdminDispute } from './disputes.schema';
+import type { DecisionType, DisputeStatus } from '../markets/market-state';
+import { assertDecidable, partnerFinalVerdict } from './dispute-state';
 import { DisputesRepository, type FilingRefusal, type QueuePlace } from './disputes.repository';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
 

@@ -2,11 +2,11 @@
  * The API's shapes the page reads, taken from the server's own declarations (type-only
  * imports: nothing of the server is bundled), so the page reads what the service writes.
  */
-import type { AdminDispute } from '../../disputes/admin-dispute';
-import type { DisputeItem, MarketItem } from '../../markets/market-item';
+import type { AdminDispute } from '../../disputes/disputes.schema';
+import type { DisputeItem, MarketItem } from '../../markets/market-item.schema';
 
-export type { AdminDispute } from '../../disputes/admin-dispute';
-export type { DisputeItem, MarketItem } from '../../markets/market-item';
+export type { AdminDispute } from '../../disputes/disputes.schema';
+export type { DisputeItem, MarketItem } from '../../markets/market-item.schema';
 export type { AuditEventView as AuditEvent } from '../../audit/audit-event-view';
 export type { AccountView as Account, KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
 
