@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { AuditPage } from '../audit/audit-event.schema';
 import { AuditTrail } from '../audit/audit-trail';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
@@ -11,7 +12,6 @@ import { AdminDispute, DisputeCounts, DisputeQueue } from '../disputes/disputes.
 import { DisputesService } from '../disputes/disputes.service';
 import { RateLimit } from '../observability/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
-import { AuditPage } from '../openapi/schemas';
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
 import { DecisionDto, DisputeQueueQueryDto } from './review.dto';
 import { Reviewing } from './reviewing';

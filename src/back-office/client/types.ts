@@ -5,10 +5,12 @@
 import type { AdminDispute } from '../../disputes/disputes.schema';
 import type { DisputeItem, MarketItem } from '../../markets/market-item.schema';
 
-export type { AdminDispute } from '../../disputes/disputes.schema';
+export type { AdminDispute, DisputeCounts } from '../../disputes/disputes.schema';
 export type { DisputeItem, MarketItem } from '../../markets/market-item.schema';
-export type { AuditEventView as AuditEvent } from '../../audit/audit-event-view';
-export type { AccountView as Account, KeyView, PartnerKeyView as PartnerKey, PartnerView as Partner, ReviewerView as Reviewer } from '../../auth/account-listings';
+export type { DecisionType, DisputeStatus } from '../../markets/market-state';
+export type { AuditEvent } from '../../audit/audit-event.schema';
+export type { Reviewer, SignedInAccount as Account } from '../../auth/accounts.schema';
+export type { Partner, PartnerKey, PartnerKeyDetail as KeyView } from '../../auth/partners.schema';
 
 export type Proof = MarketItem['proofs'][number];
 export type Decision = NonNullable<AdminDispute['decision']> | NonNullable<DisputeItem['decision']>;
