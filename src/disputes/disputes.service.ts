@@ -78,8 +78,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
    * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated), under
    * its idempotency key if it gave one (contract §8): one call of file_dispute
    * (file-dispute.function.ts), which answers the outcome, the one remembered under the key
-   * included. The unique constraint on disputes.market_id is the backstop (4091). Answered once
-   * this instance has the change (ChangeLog.written).
+   * included. Answered once this instance has the change (ChangeLog.written).
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto, idempotency?: { key: string; requestHash: string }): Promise<FilingAnswer> {
     const filing = await this.repository.file({
