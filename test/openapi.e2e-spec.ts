@@ -3,6 +3,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { ErrorCatalogue } from '../src/common/error-catalogue';
+import { ADMIN_ROLES } from '../src/auth/admin-role';
+import { CHANGE_TYPES } from '../src/changes/change-event';
+import { CHAINS, CONFIDENCES, DECISION_TYPES, DISPUTE_STATUSES, MARKET_STATUSES } from '../src/markets/market-state';
 import { OpenApiValidator } from './support/openapi-validator';
 import { arbitraryOf } from './support/schema-arbitrary';
 import { fixturesOf, NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
@@ -152,4 +155,67 @@ describe('the OpenAPI document', () => {
     if (process.env.FUZZ_STATS === '1') process.stdout.write(`answers by code: ${JSON.stringify(Object.fromEntries(answered))}\n`);
     expect(answered.get('0')).toBeGreaterThan(RUNS / 4);
   }, 30_000 + RUNS * 25);
+
+  it('states each enumerated field with the values its const list declares (market-state.ts, admin-role.ts, change-event.ts)', () => {
+    const enumOf = (schema: string, property: string) =>
+      (document.components.schemas[schema].properties[property].enum as unknown[]).filter((value) => value !== null).sort();
+    const declared: [string, string, readonly string[]][] = [
+      ['MarketItem', 'status', MARKET_STATUSES],
+      ['MarketItem', 'confidence', CONFIDENCES],
+      ['ProofItem', 'chain', CHAINS],
+      ['DisputeItem', 'status', DISPUTE_STATUSES],
+      ['Decision', 'type', DECISION_TYPES],
+      ['AdminDispute', 'status', DISPUTE_STATUSES],
+      ['AdminDispute', 'market_status', MARKET_STATUSES],
+      ['AdminDecision', 'type', DECISION_TYPES],
+      ['DecisionDto', 'type', DECISION_TYPES],
+      ['Reviewer', 'role', ADMIN_ROLES],
+      ['CreatedReviewer', 'role', ADMIN_ROLES],
+      ['SignedInAccount', 'role', ADMIN_ROLES],
+      ['ChangeEventItem', 'type', CHANGE_TYPES],
+    ];
+    for (const [schema, property, values] of declared) expect({ schema, property, values: enumOf(schema, property) }).toEqual({ schema, property, values: [...values].sort() });
+  });
+
+  it("holds the same lists in the database's CHECK constraints (the migrations wrote them)", async () => {
+    const declared: Record<string, readonly string[]> = {
+      ck_markets_status: MARKET_STATUSES,
+      ck_markets_confidence: CONFIDENCES,
+      ck_proofs_chain: CHAINS,
+      ck_disputes_status: DISPUTE_STATUSES,
+      ck_disputes_decision_type: DECISION_TYPES,
+      ck_reviewers_role: ADMIN_ROLES,
+      ck_market_events_type: CHANGE_TYPES,
+    };
+    const rows: { name: string; definition: string }[] = await t.dataSource.query(
+      'SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = ANY($1)',
+      [Object.keys(declared)],
+    );
+    const inDatabase = Object.fromEntries(rows.map(({ name, definition }) => [name, [...definition.matchAll(/'([^']*)'::text/g)].map((match) => match[1])]));
+    expect(inDatabase).toEqual(Object.fromEntries(Object.entries(declared).map(([name, values]) => [name, [...values]])));
+  });
+
+  it('builds in SQL exactly the members the declared MarketItem and AdminDispute have (market-item.ts, admin-dispute.ts)', async () => {
+    const admin = (request: any) => request.set('authorization', `Bearer ${MASTER}`);
+    const members = (schema: string) => Object.keys(document.components.schemas[schema].properties).sort();
+    const fixtures = fixturesOf(t);
+    const partner = await fixtures.partner('shapes');
+    for (const status of ['monitoring', 'resolved', 'disputed'] as const) await fixtures.market(partner.source, { slug: status, status });
+    const { id: marketId } = await fixtures.market(partner.source, { slug: 'decided' });
+    const filed = await t.http.post('/oracle/markets/dispute/submit').set('x-api-key', partner.apiKey)
+      .send({ market_id: marketId, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
+    const decided = await admin(t.http.post(`/admin/disputes/${filed.body.data.dispute_id}/decision`)).send({ type: 'override', reason_text: 'r' });
+    expect(decided.body.code).toBe(0);
+    const adminDispute = decided.body.data as Json;
+    expect(Object.keys(adminDispute).sort()).toEqual(members('AdminDispute'));
+    expect(Object.keys(adminDispute.decision).sort()).toEqual(members('AdminDecision'));
+
+    const markets = (await admin(t.http.get('/admin/markets?source=shapes'))).body.data.markets as Json[];
+    expect(markets.map((market) => market.status).sort()).toEqual([...MARKET_STATUSES].sort());
+    for (const market of markets) expect(Object.keys(market).sort()).toEqual(members('MarketItem'));
+    const closed = markets.find((market) => market.id === marketId)!;
+    expect(Object.keys(closed.proofs[0]).sort()).toEqual(members('ProofItem'));
+    expect(Object.keys(closed.disputes[0]).sort()).toEqual(members('DisputeItem'));
+    expect(Object.keys(closed.disputes[0].decision).sort()).toEqual(members('Decision'));
+  });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import pg from 'pg';
 import { PartnerKeysService } from '../src/auth/partner-keys.service';
 import { Sql } from '../src/database/sql';
 import type { Fixtures } from './support/fixtures';
@@ -296,9 +297,7 @@ describe('POST /oracle/markets/dispute/submit', () => {
     expect(rows).toEqual([{ id: String(winner.body.data.dispute_id) }]);
   });
 
-  it('maps a unique violation that gets past the lock to 4091, never 5000', async () => {
-    // A dispute row whose market still says "resolved" (as if written by a racing instance
-    // that bypassed the lock): only the unique constraint can catch the second one.
+  it('4091 for a market whose dispute row was written without moving it to disputed: the check reads the disputes, not the status', async () => {
     const market = await fixtures.market('acme');
     await t.dataSource.query(
       `INSERT INTO disputes (market_id, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
@@ -306,5 +305,35 @@ describe('POST /oracle/markets/dispute/submit', () => {
       [market.id],
     );
     expect((await submit(acme.apiKey, disputeBody(market.id))).body).toEqual(error(4091, 'market already has a dispute'));
+  });
+
+  it('answers 4091 when the unique constraint refuses the insert: a dispute written around the lock, committed while the filing waited', async () => {
+    const market = await fixtures.market('acme');
+    const bypass = new pg.Client({ connectionString: t.databaseUrl });
+    await bypass.connect();
+    try {
+      await bypass.query('BEGIN');
+      // Without its foreign key's share lock on the market, which would hold the filing at its lock.
+      await bypass.query('SET LOCAL session_replication_role = replica');
+      await bypass.query(
+        `INSERT INTO disputes (market_id, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
+         VALUES ($1, 'u', 'n', 'NO', 'r', now())`,
+        [market.id],
+      );
+      // The filing passes its checks (the row is not committed yet) and waits on the constraint.
+      const filing = submit(acme.apiKey, disputeBody(market.id)).then((response) => response);
+      // Read outside the open transaction, which would see one snapshot of pg_stat_activity.
+      for (let waiting = 0; waiting === 0; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const [{ count }] = await t.dataSource.query("SELECT count(*)::int AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%file_dispute%'");
+        waiting = count;
+      }
+      await bypass.query('COMMIT');
+      expect((await filing).body).toEqual(error(4091, 'market already has a dispute'));
+    } finally {
+      await bypass.end();
+    }
+    const [{ status }] = await t.dataSource.query('SELECT status FROM markets WHERE id = $1', [market.id]);
+    expect(status).toBe('resolved');
   });
 });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isDeadlock } from '../database/database-errors';
 import { Sql, type Transaction } from '../database/sql';
-import type { AuditEventView } from './audit-event-view';
+import type { AuditEvent } from './audit-event.schema';
 import { AuditRepository } from './audit.repository';
 
 /** Who writes: a reviewer account, or the master key (no account, id null). */
@@ -69,7 +69,7 @@ export class AuditTrail {
   }
 
   /** Newest first. */
-  async list(page: { beforeId?: string; limit: number }): Promise<{ events: AuditEventView[]; hasMore: boolean }> {
+  async list(page: { beforeId?: string; limit: number }): Promise<{ events: AuditEvent[]; hasMore: boolean }> {
     const rows = await this.repository.page(page.beforeId ?? null, page.limit + 1);
     return {
       events: rows.slice(0, page.limit).map(({ id, ...event }) => ({ id: Number(id), ...event })),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, sql, raw, type Transaction } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
-import type { AuditEventView } from './audit-event-view';
+import type { AuditEvent } from './audit-event.schema';
 
 /** The audit trail's SQL: appended in the writes' transactions, read newest first. */
 @Injectable()
@@ -22,8 +22,8 @@ export class AuditRepository {
   }
 
   /** Up to `limit` events before `beforeId`, newest first. */
-  async page(beforeId: string | null, limit: number): Promise<(Omit<AuditEventView, 'id'> & { id: string })[]> {
-    return this.sql.readRows(sql<Omit<AuditEventView, 'id'> & { id: string }>`
+  async page(beforeId: string | null, limit: number): Promise<(Omit<AuditEvent, 'id'> & { id: string })[]> {
+    return this.sql.readRows(sql<Omit<AuditEvent, 'id'> & { id: string }>`
       SELECT id, ${raw(rfc3339('at'))} AS at, actor, action, target, details FROM audit_events
       WHERE (${beforeId}::bigint IS NULL OR id < ${beforeId}) ORDER BY id DESC LIMIT ${limit}`);
   }

@@ -6,13 +6,13 @@ import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
 import { RateLimit } from '../observability/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
-import * as Schemas from '../openapi/schemas';
-import { PARTNER_LISTED_KEYS } from './account-listings';
 import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './accounts.dto';
+import { CreatedReviewer, ReviewerList, RevokedReviewer, SignedInAccount } from './accounts.schema';
 import { AdminAccounts } from './admin-accounts';
 import { AdminAuth, CurrentActor } from './admin-auth.decorator';
 import { PartnerKeysService } from './partner-keys.service';
 import { ApiSourceParam } from './partner-source';
+import { PARTNER_LISTED_KEYS, CreatedPartner, IssuedKey, PartnerKeyPage, PartnerList, RevokedKey } from './partners.schema';
 import { type AdminActor, ReviewersService } from './reviewers.service';
 
 /** The admin API's accounts: who is signed in, reviewer accounts, partners and their keys (contract §4). */
@@ -28,7 +28,7 @@ export class AccountsController {
 
   @Get('me')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', ADMIN_READ)
+  @ApiEnvelope(SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', ADMIN_READ)
   me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
     return this.accounts.accountOf(actor);
   }
@@ -36,14 +36,14 @@ export class AccountsController {
   @Post('reviewers')
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
+  @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.accounts.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts, oldest first', ADMIN_READ)
+  @ApiEnvelope(ReviewerList, 'List reviewer accounts, oldest first', ADMIN_READ)
   async listReviewers(@Query() query: PageQueryDto) {
     const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { reviewers: page.items, next_cursor: nextPageCursor(page) };
@@ -52,7 +52,7 @@ export class AccountsController {
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...ADMIN_READ, 'REVIEWER_NOT_FOUND'])
+  @ApiEnvelope(RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...ADMIN_READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.accounts.revokeReviewer(actor, id);
   }
@@ -60,14 +60,14 @@ export class AccountsController {
   @Post('partners')
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
+  @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.accounts.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, ADMIN_READ)
+  @ApiEnvelope(PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, ADMIN_READ)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { partners: page.items, next_cursor: nextPageCursor(page) };
@@ -76,7 +76,7 @@ export class AccountsController {
   @Get('partners/:source/keys')
   @ApiSourceParam()
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...ADMIN_READ, 'PARTNER_NOT_FOUND'])
+  @ApiEnvelope(PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...ADMIN_READ, 'PARTNER_NOT_FOUND'])
   async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
     const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { keys: page.items, next_cursor: nextPageCursor(page) };
@@ -86,7 +86,7 @@ export class AccountsController {
   @ApiSourceParam()
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.IssuedKey, 'Issue another API key for a partner (shown once)', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND'])
+  @ApiEnvelope(IssuedKey, 'Issue another API key for a partner (shown once)', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND'])
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
     return this.accounts.issueKey(actor, source);
@@ -96,7 +96,7 @@ export class AccountsController {
   @ApiSourceParam()
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...ADMIN_READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
+  @ApiEnvelope(RevokedKey, 'Revoke a partner API key', [...ADMIN_READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(
     @CurrentActor() actor: AdminActor,
     @Param('source') source: string,

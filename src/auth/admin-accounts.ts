@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
-import type { AccountView } from './account-listings';
+import type { SignedInAccount } from './accounts.schema';
 import { PartnerKeysService } from './partner-keys.service';
 import type { AdminRole } from './admin-role';
 import { type AdminActor, ReviewersService } from './reviewers.service';
@@ -69,7 +69,7 @@ export class AdminAccounts {
   }
 
   /** The caller as the page sees it: the master key is no account, hence no id. */
-  accountOf(actor: AdminActor): AccountView {
+  accountOf(actor: AdminActor): SignedInAccount {
     return { id: actor.id === null ? null : Number(actor.id), name: actor.name, role: actor.role };
   }
 }

@@ -5,8 +5,9 @@ import { boundedPage, type Page, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { likeContaining, rfc3339 } from '../database/sql-fragments';
-import { type KeyView, PARTNER_LISTED_KEYS, type PartnerView, type ReviewerView } from './account-listings';
+import type { Reviewer as ReviewerItem } from './accounts.schema';
 import type { AdminRole } from './admin-role';
+import { PARTNER_LISTED_KEYS, type Partner as PartnerItem, type PartnerKeyDetail } from './partners.schema';
 
 /** The holder of a valid (unrevoked) key, found by the key's hash. */
 export interface KeyHolder {
@@ -134,10 +135,10 @@ export class AuthRepository {
   }
 
   /** Partners in registration order after `afterId`, `contains` in source or name (literally), each with its newest keys. */
-  async partnerPage(contains: string | undefined, afterId: string, limit: number): Promise<Page<PartnerView>> {
+  async partnerPage(contains: string | undefined, afterId: string, limit: number): Promise<Page<PartnerItem>> {
     const pattern = contains === undefined ? null : likeContaining(contains);
     // The keys are read for the page's partners only, each from ix_api_keys_partner_keys backwards.
-    const page = boundedPage<PartnerView>(
+    const page = boundedPage<PartnerItem>(
       sql`SELECT p.id, json_build_object('source', p.source, 'name', p.name, 'created_at', ${raw(rfc3339('p.created_at'))}, 'keys', newest.keys) AS item
       FROM (SELECT id, source, name, created_at FROM partners
         WHERE (${pattern}::text IS NULL OR source ILIKE ${pattern} ESCAPE '\\' OR name ILIKE ${pattern} ESCAPE '\\') AND id > ${afterId}
@@ -151,8 +152,8 @@ export class AuthRepository {
   }
 
   /** Partner `source`'s keys before `beforeId`, newest first (ix_api_keys_partner_keys backwards); empty for no such partner. */
-  async keyPage(source: string, beforeId: string | undefined, limit: number): Promise<Page<KeyView>> {
-    const page = boundedPage<KeyView>(
+  async keyPage(source: string, beforeId: string | undefined, limit: number): Promise<Page<PartnerKeyDetail>> {
+    const page = boundedPage<PartnerKeyDetail>(
       sql`SELECT k.id, json_build_object(${KEY_MEMBERS}, 'last_used_at', ${raw(rfc3339('k.last_used_at'))}) AS item
       FROM api_keys k
       WHERE k.partner_id = (SELECT id FROM partners WHERE source = ${source}) AND k.id < ${beforeId ?? PAST_EVERY_ID}
@@ -223,8 +224,8 @@ export class AuthRepository {
   }
 
   /** Accounts after `afterId`, oldest first. */
-  async reviewerPage(afterId: string, limit: number): Promise<Page<ReviewerView>> {
-    const page = boundedPage<ReviewerView>(
+  async reviewerPage(afterId: string, limit: number): Promise<Page<ReviewerItem>> {
+    const page = boundedPage<ReviewerItem>(
       sql`SELECT r.id, json_build_object('id', r.id, 'name', r.name, 'role', r.role,
         'created_at', ${raw(rfc3339('r.created_at'))}, 'revoked_at', ${raw(rfc3339('r.revoked_at'))}) AS item
       FROM reviewers r WHERE r.id > ${afterId} ORDER BY r.id LIMIT ${limit + 1}`,

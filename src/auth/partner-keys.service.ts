@@ -3,9 +3,9 @@ import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Page } from '../database/bounded-page';
 import type { Transaction } from '../database/sql';
-import type { KeyView, PartnerView } from './account-listings';
 import { type ApiKey, AuthRepository, type Partner } from './auth.repository';
 import { generateKey, hashKey } from './key-hashing';
+import type { Partner as PartnerItem, PartnerKeyDetail } from './partners.schema';
 
 /** The partner behind a valid `x-api-key`. */
 export interface AuthenticatedPartner {
@@ -74,12 +74,12 @@ export class PartnerKeysService {
   }
 
   /** One page of partners in registration order (at most PAGE_BYTES of them), `q` in source or name. */
-  listPartners(page: { contains?: string; afterId?: string; limit: number }): Promise<Page<PartnerView>> {
+  listPartners(page: { contains?: string; afterId?: string; limit: number }): Promise<Page<PartnerItem>> {
     return this.repository.partnerPage(page.contains, page.afterId ?? '0', page.limit);
   }
 
   /** One page of partner `source`'s keys, newest first (4042 when there is no such partner). */
-  async listKeys(source: string, page: { beforeId?: string; limit: number }): Promise<Page<KeyView>> {
+  async listKeys(source: string, page: { beforeId?: string; limit: number }): Promise<Page<PartnerKeyDetail>> {
     if (source.includes('\u0000')) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
     const keys = await this.repository.keyPage(source, page.beforeId, page.limit);
     // A partner is registered with a key: a page finds none only for an unknown partner, or past its

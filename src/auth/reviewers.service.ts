@@ -6,7 +6,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
 import type { Page } from '../database/bounded-page';
 import type { Transaction } from '../database/sql';
-import type { ReviewerView } from './account-listings';
+import type { Reviewer as ReviewerItem } from './accounts.schema';
 import type { AdminRole } from './admin-role';
 import { AuthRepository, REVIEWER_NAME_TAKEN, type Reviewer } from './auth.repository';
 import { generateKey, hashKey } from './key-hashing';
@@ -66,7 +66,7 @@ export class ReviewersService {
   }
 
   /** One page of accounts, oldest first (at most PAGE_BYTES of them). */
-  listReviewers(page: { afterId?: string; limit: number }): Promise<Page<ReviewerView>> {
+  listReviewers(page: { afterId?: string; limit: number }): Promise<Page<ReviewerItem>> {
     return this.repository.reviewerPage(page.afterId ?? '0', page.limit);
   }
 

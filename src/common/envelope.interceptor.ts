@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
-import type { SuccessEnvelope } from './error-catalogue';
+import { type SuccessEnvelope, successEnvelope, successEnvelopeJson } from './envelope';
 import { JsonText } from './json-text';
 import { isRawResponse } from './raw-response.decorator';
 
@@ -19,9 +19,9 @@ export class EnvelopeInterceptor implements NestInterceptor {
         response.locals.envelopeCode = 0;
         if (data instanceof JsonText) {
           response.setHeader('content-type', 'application/json; charset=utf-8');
-          return data.envelope();
+          return successEnvelopeJson(data.json);
         }
-        return { code: 0, msg: 'success', data };
+        return successEnvelope(data);
       }),
     );
   }

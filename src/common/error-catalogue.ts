@@ -59,19 +59,3 @@ export class ApiError extends Error {
     this.detail = detail ?? entry.msg;
   }
 }
-
-export interface ErrorEnvelope {
-  code: number;
-  msg: string;
-  detail: string;
-}
-
-export interface SuccessEnvelope<T> {
-  code: 0;
-  msg: 'success';
-  data: T;
-}
-
-export function errorEnvelope(error: ApiError): ErrorEnvelope {
-  return { code: error.code, msg: error.entry.msg, detail: error.detail };
-}

@@ -8,9 +8,4 @@ export class JsonText {
   static of(value: unknown): JsonText {
     return new JsonText(JSON.stringify(value));
   }
-
-  /** The success envelope carrying this data: the bytes `res.json` would send for it. */
-  envelope(): string {
-    return `{"code":0,"msg":"success","data":${this.json}}`;
-  }
 }

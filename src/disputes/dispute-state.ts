@@ -1,13 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-
-export const DISPUTE_STATUSES = ['open', 'closed'] as const;
-export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
-
-export const DECISION_TYPES = ['keep', 'override'] as const;
-export type DecisionType = (typeof DECISION_TYPES)[number];
+import type { DecisionType, DisputeStatus } from '../markets/market-state';
 
 // Filing a dispute (resolved → disputed, and its checks in the contract's order) is the
-// database function file_dispute (migration FileDisputeFunction): one round trip, one place.
+// database function file_dispute (file-dispute.function.ts): one round trip, one place.
 
 /** open → closed: a dispute is decided once. */
 export function assertDecidable(status: DisputeStatus): void {

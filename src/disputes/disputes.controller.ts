@@ -6,11 +6,11 @@ import { idempotencyKeyOf, requestHashOf } from './idempotency-key';
 import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
 import { NoQuery } from '../common/no-fields';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
+import { DisputeSubmitted } from './disputes.schema';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
 import { RateLimit } from '../observability/rate-limits';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { DisputeSubmitted } from '../openapi/responses.schema';
 
 @ApiTags('partner')
 @RateLimit('dispute')

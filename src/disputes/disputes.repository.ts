@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, pageOf } from '../database/bounded-page';
-import { isUniqueViolation } from '../database/database-errors';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
-import { ADMIN_DISPUTE_JSON, type AdminDispute } from './admin-dispute';
-import type { DecisionType, DisputeStatus } from './dispute-state';
+import { ADMIN_DISPUTE_JSON } from './admin-dispute';
+import type { AdminDispute } from './disputes.schema';
+import type { DecisionType, DisputeStatus } from '../markets/market-state';
 
 const ADMIN_DISPUTE = raw(ADMIN_DISPUTE_JSON);
 
@@ -46,19 +45,14 @@ export interface LockedDispute {
 export class DisputesRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** One call of file_dispute (file-dispute.function.ts); the unique constraint on disputes.market_id is the backstop (4091). */
+  /** One call of file_dispute (file-dispute.function.ts), which answers every outcome of the rule. */
   async file(filing: FilingRequest): Promise<Filing> {
-    try {
-      const [answer] = await this.sql.rows(
-        sql<Filing>`SELECT * FROM file_dispute(${filing.marketId}, ${filing.source}, ${filing.submitterId}, ${filing.submitterName},
-          ${filing.submitterSelection}, ${filing.reasonText}, ${filing.submittedAt}, ${filing.keyId},
-          ${filing.idempotency?.key ?? null}, ${filing.idempotency?.requestHash ?? null})`,
-      );
-      return answer;
-    } catch (error) {
-      if (isUniqueViolation(error, 'uq_disputes_market_id')) throw new ApiError(ErrorCatalogue.MARKET_ALREADY_DISPUTED);
-      throw error;
-    }
+    const [answer] = await this.sql.rows(
+      sql<Filing>`SELECT * FROM file_dispute(${filing.marketId}, ${filing.source}, ${filing.submitterId}, ${filing.submitterName},
+        ${filing.submitterSelection}, ${filing.reasonText}, ${filing.submittedAt}, ${filing.keyId},
+        ${filing.idempotency?.key ?? null}, ${filing.idempotency?.requestHash ?? null})`,
+    );
+    return answer;
   }
 
   /** Forgets up to 10,000 idempotency keys older than 25 hours (contract §8 keeps them 24); how many. */

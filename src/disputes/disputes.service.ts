@@ -5,8 +5,9 @@ import type { Transaction } from '../database/sql';
 import { ChangeLog } from '../changes/change-log';
 import { MarketsService } from '../markets/markets.service';
 import { MetricsService } from '../observability/metrics.service';
-import type { AdminDispute } from './admin-dispute';
-import { assertDecidable, type DecisionType, type DisputeStatus, partnerFinalVerdict } from './dispute-state';
+import type { AdminDispute } from './disputes.schema';
+import type { DecisionType, DisputeStatus } from '../markets/market-state';
+import { assertDecidable, partnerFinalVerdict } from './dispute-state';
 import { DisputesRepository, type FilingRefusal, type QueuePlace } from './disputes.repository';
 import type { SubmitDisputeDto } from './submit-dispute.dto';
 
@@ -77,8 +78,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
    * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated), under
    * its idempotency key if it gave one (contract §8): one call of file_dispute
    * (file-dispute.function.ts), which answers the outcome, the one remembered under the key
-   * included. The unique constraint on disputes.market_id is the backstop (4091). Answered once
-   * this instance has the change (ChangeLog.written).
+   * included. Answered once this instance has the change (ChangeLog.written).
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto, idempotency?: { key: string; requestHash: string }): Promise<FilingAnswer> {
     const filing = await this.repository.file({

@@ -54,12 +54,19 @@ export const FILE_DISPUTE_FUNCTION = `
     ELSIF market.status <> 'resolved' THEN
       answer := 'not_resolved';
     ELSE
+      -- One dispute per market is the unique constraint's rule: a row it refuses (one written
+      -- without this lock) is the same answer as the check above.
       INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
       VALUES (market.id, 'open', p_submitter_id, p_submitter_name, p_submitter_selection, p_reason_text, p_submitted_at)
+      ON CONFLICT ON CONSTRAINT uq_disputes_market_id DO NOTHING
       RETURNING id INTO filed_id;
-      UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = market.id;
-      PERFORM append_market_event('dispute.filed', market.id);
-      answer := 'filed';
+      IF filed_id IS NULL THEN
+        answer := 'already_disputed';
+      ELSE
+        UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = market.id;
+        PERFORM append_market_event('dispute.filed', market.id);
+        answer := 'filed';
+      END IF;
     END IF;
     IF p_idempotency_key IS NOT NULL THEN
       INSERT INTO idempotency_keys (source, key, request_hash, outcome, dispute_id)

@@ -4,7 +4,7 @@ import type { AdminActor } from '../auth/reviewers.service';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { ResolveMarketDto } from './market-admin.dto';
 import { MarketWrites } from './market-writes';
-import type { MarketItem } from './market-item';
+import type { MarketItem } from './market-item.schema';
 import { MarketsService } from './markets.service';
 
 /** The admin API's writes to markets: created in `monitoring`, then resolved. */

@@ -1,33 +1,4 @@
 import { rfc3339 } from '../database/sql-fragments';
-import type { Chain, Confidence, MarketStatus } from './market-state';
-
-/** The public settlement record (spec §2 market_item); built by MARKET_ITEM_SQL. */
-export interface MarketItem {
-  id: number;
-  source: string;
-  slug: string;
-  status: MarketStatus;
-  verdict: string | null;
-  resolved_at: string | null;
-  confidence: Confidence | null;
-  reasoning: string | null;
-  proofs: { chain: Chain; tx_hash: string }[];
-  disputes: DisputeItem[] | null;
-}
-
-export interface DisputeItem {
-  id: number;
-  status: 'open' | 'closed';
-  submitter_selection: string;
-  reason_text: string;
-  submitted_at: string;
-  decision: {
-    type: 'keep' | 'override';
-    partner_final_verdict: string;
-    reason_text: string;
-    decided_at: string;
-  } | null;
-}
 
 /**
  * The dispute_item members for the dispute aliased `d`; the admin view adds `decided_by`
@@ -50,7 +21,7 @@ export function disputeItemMembers(options: { decidedBy: boolean }): string {
 const DISPUTE_ITEM_JSON = `json_build_object(${disputeItemMembers({ decidedBy: false })})`;
 
 /**
- * One market_item as JSON, for the market aliased `m`. Built in one statement by
+ * One market_item (MarketItem, market-item.schema.ts) as JSON, for the market aliased `m`. Built in one statement by
  * PostgreSQL: no entity hydration, and the submitter's identity is never selected.
  */
 export const MARKET_ITEM_JSON = `json_build_object(

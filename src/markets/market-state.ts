@@ -1,5 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
+// The values of the public record's enumerated fields, each declared once: the types, the
+// OpenAPI enums (through the types), the DTOs' @IsIn and the SQL follow these lists. The
+// disputes' are here too, since the market's record carries its disputes.
 export const MARKET_STATUSES = ['monitoring', 'resolved', 'disputed', 'closed'] as const;
 export type MarketStatus = (typeof MARKET_STATUSES)[number];
 
@@ -8,6 +11,12 @@ export type Confidence = (typeof CONFIDENCES)[number];
 
 export const CHAINS = ['base', 'bsc'] as const;
 export type Chain = (typeof CHAINS)[number];
+
+export const DISPUTE_STATUSES = ['open', 'closed'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+export const DECISION_TYPES = ['keep', 'override'] as const;
+export type DecisionType = (typeof DECISION_TYPES)[number];
 
 /** monitoring → resolved: only a market still being monitored can receive its verdict. */
 export function assertResolvable(status: MarketStatus): void {

@@ -7,9 +7,9 @@ import { NoQuery } from '../common/no-fields';
 import { ParseIdPipe } from '../common/validation';
 import { RateLimit } from '../observability/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
-import * as Schemas from '../openapi/schemas';
 import { MarketAdmin } from './market-admin';
 import { CreateMarketDto, MarketListQueryDto, ResolveMarketDto } from './market-admin.dto';
+import { MarketItem, MarketList } from './market-item.schema';
 import { MarketsService } from './markets.service';
 
 /** The admin API's markets: found, created and resolved (contract §4). */
@@ -24,7 +24,7 @@ export class MarketsAdminController {
 
   @Get('markets')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.MarketList, 'Find markets by source, status and part of the slug, newest first', ADMIN_READ)
+  @ApiEnvelope(MarketList, 'Find markets by source, status and part of the slug, newest first', ADMIN_READ)
   async listMarkets(@Query() query: MarketListQueryDto) {
     const { markets, hasMore } = await this.markets.listMarkets({
       source: query.source,
@@ -39,7 +39,7 @@ export class MarketsAdminController {
   @Post('markets')
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
+  @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
   createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
     return this.admin.createMarket(actor, body.source, body.slug);
   }
@@ -48,7 +48,7 @@ export class MarketsAdminController {
   @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...ADMIN_WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
+  @ApiEnvelope(MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...ADMIN_WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
   resolveMarket(
     @Param('id', ParseIdPipe) id: string,
     @CurrentActor() actor: AdminActor,

@@ -5,7 +5,8 @@ import { boundedPage, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { likeContaining } from '../database/sql-fragments';
-import { MARKET_ITEM_JSON, type MarketItem } from './market-item';
+import { MARKET_ITEM_JSON } from './market-item';
+import type { MarketItem } from './market-item.schema';
 import type { Chain, Confidence, MarketStatus } from './market-state';
 import type { PublicMarketQuery } from './public-market-query';
 

@@ -3,7 +3,7 @@ import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
 import type { Transaction } from '../database/sql';
-import type { MarketItem } from './market-item';
+import type { MarketItem } from './market-item.schema';
 import { assertClosable, assertResolvable } from './market-state';
 import { type LockedMarket, type MarketListPage, MarketsRepository, type Resolution } from './markets.repository';
 import { NO_PUBLIC_RECORD } from './public-records/public-record-cache';

@@ -2,7 +2,7 @@ import { type INestApplication, Injectable, type OnModuleInit } from '@nestjs/co
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { finishDocument } from './finish-document';
-import { WebhookEvent } from './responses.schema';
+import { WebhookEvent } from '../webhooks/webhooks.schema';
 
 export const PARTNER_KEY_SCHEME = 'partner-key';
 export const ADMIN_KEY_SCHEME = 'admin-key';

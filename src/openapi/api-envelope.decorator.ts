@@ -1,5 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, getSchemaPath } from '@nestjs/swagger';
+import { SUCCESS } from '../common/envelope';
 import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
@@ -22,14 +23,14 @@ const ENVELOPE_HEADERS = {
   'Retry-After': { description: 'With 4290 and 5031: seconds to wait before trying again', schema: seconds },
 } as const;
 
-function successEnvelope(data: Type<unknown>) {
+function successEnvelopeSchema(data: Type<unknown>) {
   return {
     type: 'object',
     title: `${data.name}Envelope`,
     required: ['code', 'msg', 'data'],
     properties: {
-      code: { type: 'integer', enum: [0], example: 0 },
-      msg: { type: 'string', enum: ['success'], example: 'success' },
+      code: { type: 'integer', enum: [SUCCESS.code], example: SUCCESS.code },
+      msg: { type: 'string', enum: [SUCCESS.msg], example: SUCCESS.msg },
       data: { $ref: getSchemaPath(data) },
     },
   };
@@ -46,7 +47,7 @@ export function ApiEnvelope(data: Type<unknown>, summary: string, errors: ErrorN
     ApiExtraModels(data, ErrorEnvelope),
     ApiOkResponse({
       description: `Always HTTP 200; the envelope's \`code\` tells success (0) from error. Error codes: ${codes.join('; ')}.`,
-      schema: { oneOf: [successEnvelope(data), { $ref: getSchemaPath(ErrorEnvelope) }] },
+      schema: { oneOf: [successEnvelopeSchema(data), { $ref: getSchemaPath(ErrorEnvelope) }] },
       headers: ENVELOPE_HEADERS,
     }),
   );

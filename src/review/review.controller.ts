@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { AuditPage } from '../audit/audit-event.schema';
 import { AuditTrail } from '../audit/audit-trail';
 import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
 import type { AdminActor } from '../auth/reviewers.service';
@@ -7,10 +8,10 @@ import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
+import { AdminDispute, DisputeCounts, DisputeQueue } from '../disputes/disputes.schema';
 import { DisputesService } from '../disputes/disputes.service';
 import { RateLimit } from '../observability/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
-import * as Schemas from '../openapi/schemas';
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
 import { DecisionDto, DisputeQueueQueryDto } from './review.dto';
 import { Reviewing } from './reviewing';
@@ -28,7 +29,7 @@ export class ReviewController {
 
   @Get('disputes')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', ADMIN_READ)
+  @ApiEnvelope(DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', ADMIN_READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
       status: query.status,
@@ -41,7 +42,7 @@ export class ReviewController {
   // Declared before disputes/:id, which would otherwise take `counts` for an id.
   @Get('disputes/counts')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.DisputeCounts, 'How many disputes are open and closed', ADMIN_READ)
+  @ApiEnvelope(DisputeCounts, 'How many disputes are open and closed', ADMIN_READ)
   countDisputes(@Query() _query: NoQuery) {
     return this.disputes.countByStatus();
   }
@@ -49,7 +50,7 @@ export class ReviewController {
   @Get('disputes/:id')
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.AdminDispute, 'One dispute with its market and submitter', [...ADMIN_READ, 'DISPUTE_NOT_FOUND'])
+  @ApiEnvelope(AdminDispute, 'One dispute with its market and submitter', [...ADMIN_READ, 'DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.disputes.getAdminDispute(id);
   }
@@ -58,7 +59,7 @@ export class ReviewController {
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
   @AdminAuth('reviewer')
-  @ApiEnvelope(Schemas.AdminDispute, 'Close an open dispute with a keep or override decision', [...ADMIN_WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
+  @ApiEnvelope(AdminDispute, 'Close an open dispute with a keep or override decision', [...ADMIN_WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(
     @Param('id', ParseIdPipe) id: string,
     @CurrentActor() actor: AdminActor,
@@ -70,7 +71,7 @@ export class ReviewController {
 
   @Get('audit')
   @AdminAuth('admin')
-  @ApiEnvelope(Schemas.AuditPage, 'The audit log of admin writes, newest first', ADMIN_READ)
+  @ApiEnvelope(AuditPage, 'The audit log of admin writes, newest first', ADMIN_READ)
   async listAudit(@Query() query: PageQueryDto) {
     const { events, hasMore } = await this.audit.list({
       beforeId: idAfterCursor(query.cursor),

@@ -1,7 +1,7 @@
 import { IsDefined, IsIn, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../common/page-query.dto';
 import { oneOfMessage, RequiredText } from '../common/validation';
-import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../disputes/dispute-state';
+import { DECISION_TYPES, DISPUTE_STATUSES, type DecisionType, type DisputeStatus } from '../markets/market-state';
 
 export class DecisionDto {
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AdminActor } from '../auth/reviewers.service';
-import type { AdminDispute } from '../disputes/admin-dispute';
-import type { DecisionType } from '../disputes/dispute-state';
+import type { AdminDispute } from '../disputes/disputes.schema';
+import type { DecisionType } from '../markets/market-state';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketWrites } from '../markets/market-writes';
 import { MetricsService } from '../observability/metrics.service';

@@ -8,7 +8,7 @@ import { NoBody, NoQuery } from '../common/no-fields';
 import { isSafeId, toSafeId } from '../common/validation';
 import { RateLimit } from '../observability/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope } from '../openapi/api-envelope.decorator';
-import * as Schemas from '../openapi/schemas';
+import * as Schemas from './webhooks.schema';
 import { CreateWebhookDto, RedeliverDto } from './webhooks.dto';
 import { REDELIVER_LIMIT, WebhooksService } from './webhooks.service';
 

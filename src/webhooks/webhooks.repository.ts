@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
 import type { DeliveryOutcome } from './webhook-sender';
-import type { WebhookView } from './webhook-view';
+import type { Webhook } from './webhooks.schema';
 
 /** What an attempt needs: where, the secrets that sign, the body; `state` other than pending: nothing to send. */
 export interface DeliveryToSend {
@@ -49,8 +49,8 @@ export class WebhooksRepository {
   }
 
   /** `source`'s webhooks not deleted, oldest first. */
-  async list(source: string): Promise<WebhookView[]> {
-    const rows = await this.sql.readRows(sql<{ view: WebhookView }>`
+  async list(source: string): Promise<Webhook[]> {
+    const rows = await this.sql.readRows(sql<{ view: Webhook }>`
       SELECT ${VIEW} AS view FROM webhooks w WHERE w.source = ${source} AND w.deleted_at IS NULL ORDER BY w.id`);
     return rows.map((row) => row.view);
   }

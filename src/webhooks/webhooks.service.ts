@@ -9,7 +9,7 @@ import type { Transaction } from '../database/sql';
 import { checkWebhookUrl, RefusedUrl } from './url-policy';
 import { generateSecret, PREVIOUS_SECRET_HOURS } from './webhook-signature';
 import { WebhookFanout } from './webhook-fanout';
-import type { WebhookView } from './webhook-view';
+import type { Webhook } from './webhooks.schema';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks a partner may have at once: its list is answered whole. */
@@ -55,7 +55,7 @@ export class WebhooksService {
     });
   }
 
-  async list(source: string): Promise<{ webhooks: WebhookView[] }> {
+  async list(source: string): Promise<{ webhooks: Webhook[] }> {
     await this.partners.requireSource(source);
     return { webhooks: await this.repository.list(source) };
   }

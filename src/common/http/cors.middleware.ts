@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Environment, itemsOf } from '../../config/environment';
-import type { SuccessEnvelope } from '../error-catalogue';
+import { successEnvelope } from '../envelope';
 
 /** The origins CORS_ORIGINS allows, or none: CORS off. */
 export function corsOrigins(config: ConfigService<Environment, true>): string[] {
@@ -11,7 +11,7 @@ export function corsOrigins(config: ConfigService<Environment, true>): string[] 
 }
 
 /** A preflight's answer: the CORS headers say what is allowed; the body is the envelope of every answer. */
-const PREFLIGHT_ANSWER: SuccessEnvelope<Record<string, never>> = { code: 0, msg: 'success', data: {} };
+const PREFLIGHT_ANSWER = successEnvelope({});
 
 /**
  * CORS (the `cors` package) for CORS_ORIGINS, inside the pipeline: a preflight is answered here,

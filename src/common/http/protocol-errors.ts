@@ -5,7 +5,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import onFinished from 'on-finished';
 import { MetricsService } from '../../observability/metrics.service';
-import { ApiError, ErrorCatalogue, errorEnvelope } from '../error-catalogue';
+import { errorEnvelope } from '../envelope';
+import { ApiError, ErrorCatalogue } from '../error-catalogue';
 import { requestIdOf } from '../request-context.middleware';
 import { ConnectionLimits } from './connections';
 

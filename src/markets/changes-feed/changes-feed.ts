@@ -5,7 +5,7 @@ import type { RequestContext } from '../../common/request-context';
 import type { ChangeEvent } from '../../changes/change-event';
 import { ChangeLogRepository } from '../../changes/change-log.repository';
 import { ChangeWaiters } from '../../changes/change-waiters';
-import type { MarketItem } from '../market-item';
+import type { MarketItem } from '../market-item.schema';
 import type { ChangesQueryDto } from './changes-query.dto';
 
 type MarketChange = ChangeEvent<MarketItem>;

@@ -4,9 +4,9 @@ import { CurrentPartner, PartnerAuth } from '../../auth/partner-auth.decorator';
 import type { AuthenticatedPartner } from '../../auth/partner-keys.service';
 import type { ServiceRequest } from '../../common/request-context';
 import { ApiEnvelope } from '../../openapi/api-envelope.decorator';
-import { ChangesPage } from '../../openapi/responses.schema';
 import { RateLimit } from '../../observability/rate-limits';
 import { ChangesFeed } from './changes-feed';
+import { ChangesPage } from './changes.schema';
 import { ChangesQueryDto } from './changes-query.dto';
 
 @ApiTags('partner')

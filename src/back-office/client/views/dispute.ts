@@ -4,12 +4,12 @@ import { badge, facts, field, h, when, whenSubmitted } from '../dom';
 import { failureLines, PageMessage } from '../notices';
 import { ErrorCatalogue } from '../../../common/error-catalogue';
 import { sentenceFor } from '../sentences';
-import type { AdminDispute, MarketItem } from '../types';
+import type { AdminDispute, DecisionType, MarketItem } from '../types';
 import { confirmAction } from './confirm';
 import { marketRecord, publicRecord } from './market-record';
 
 /** What partners will settle on after each decision (contract §3). */
-function finalVerdict(dispute: AdminDispute, type: 'keep' | 'override'): string {
+function finalVerdict(dispute: AdminDispute, type: DecisionType): string {
   return type === 'override' ? dispute.submitter_selection : (dispute.verdict ?? '—');
 }
 
@@ -104,7 +104,7 @@ function disputePage(context: Context, dispute: AdminDispute, record: MarketItem
 }
 
 function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
-  const choice = (type: 'keep' | 'override', label: string) =>
+  const choice = (type: DecisionType, label: string) =>
     h(
       'label',
       { class: 'choice' },
@@ -128,11 +128,11 @@ function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
       reason.focus();
       throw new PageMessage('Write the reason for the decision: partners read it.');
     }
-    await decide(context, dispute, new FormData(form).get('type') as 'keep' | 'override', text);
+    await decide(context, dispute, new FormData(form).get('type') as DecisionType, text);
   });
 }
 
-async function decide(context: Context, dispute: AdminDispute, type: 'keep' | 'override', reason: string): Promise<void> {
+async function decide(context: Context, dispute: AdminDispute, type: DecisionType, reason: string): Promise<void> {
   const verdict = finalVerdict(dispute, type);
   const confirmed = await confirmAction(
     type === 'override' ? `Override dispute #${dispute.id}?` : `Keep the verdict of dispute #${dispute.id}?`,

@@ -1,3 +1,4 @@
+import { MARKET_STATUSES } from '../../../markets/market-state';
 import { query } from '../api';
 import type { Context, View } from '../context';
 import { badge, field, h, identifier, replaceChildren, row, select, table, when, whenSubmitted } from '../dom';
@@ -7,7 +8,7 @@ import { Pager } from './pager';
 import { resolveForm } from './resolve-form';
 
 const PAGE_SIZE = 20;
-const STATUSES: [string, string][] = [['', 'any status'], ['monitoring', 'monitoring'], ['resolved', 'resolved'], ['disputed', 'disputed'], ['closed', 'closed']];
+const STATUSES: [string, string][] = [['', 'any status'], ...MARKET_STATUSES.map((value): [string, string] => [value, value])];
 
 /** Markets: find by source, status and part of the slug; admins also create and resolve. */
 export const marketsView: View = async (context) => {

@@ -1,14 +1,14 @@
 import { query } from '../api';
 import type { View } from '../context';
 import { h, identifier, replaceChildren, row, table, when } from '../dom';
-import type { AdminDispute } from '../types';
+import type { AdminDispute, DisputeCounts, DisputeStatus } from '../types';
 import { Pager } from './pager';
 
 const PAGE_SIZE = 20;
 
 /** The dispute queue: open disputes oldest first (or the closed ones), with the counts of both. */
 export const queueView: View = async (context, [status = 'open']) => {
-  const counts = await context.api<{ open: number; closed: number }>('GET', '/admin/disputes/counts');
+  const counts = await context.api<DisputeCounts>('GET', '/admin/disputes/counts');
   const list = h('div', { class: 'list' });
   const pager = new Pager(async (cursor) => {
     const page = await context.api<{ disputes: AdminDispute[]; next_cursor: string | null }>(
@@ -34,7 +34,7 @@ export const queueView: View = async (context, [status = 'open']) => {
   }, context.fail);
   await pager.first();
 
-  const tab = (name: 'open' | 'closed', label: string) =>
+  const tab = (name: DisputeStatus, label: string) =>
     h('a', { attrs: { href: `#/queue/${name}`, 'aria-current': status === name ? 'page' : undefined } }, `${label} (${counts[name]})`);
   context.show(
     h('h1', null, 'Dispute queue'),

@@ -1,16 +1,17 @@
+import { CHAINS, CONFIDENCES } from '../../../markets/market-state';
 import type { Context } from '../context';
 import { button, field, h, select, whenSubmitted } from '../dom';
 import type { MarketItem } from '../types';
 import { confirmAction } from './confirm';
 
-const CONFIDENCES: [string, string][] = ['VERY_HIGH', 'HIGH', 'MEDIUM', 'LOW', 'VERY_LOW'].map((value) => [value, value]);
-const CHAINS: [string, string][] = [['base', 'base'], ['bsc', 'bsc']];
+const CONFIDENCE_OPTIONS = CONFIDENCES.map((value): [string, string] => [value, value]);
+const CHAIN_OPTIONS = CHAINS.map((value): [string, string] => [value, value]);
 const MAX_PROOFS = 20;
 
 /** Resolving a monitoring market: its verdict, confidence, reasoning and on-chain proofs. */
 export function resolveForm(context: Context, market: MarketItem, resolved: (market: MarketItem) => void): HTMLElement {
   const verdict = h('input', { attrs: { type: 'text', name: 'verdict', required: true, maxlength: 200 } });
-  const confidence = select('confidence', CONFIDENCES, 'HIGH');
+  const confidence = select('confidence', CONFIDENCE_OPTIONS, 'HIGH');
   const reasoning = h('textarea', { attrs: { name: 'reasoning', required: true, maxlength: 10000, rows: 4 } });
   const resolvedAt = h('input', { attrs: { type: 'text', name: 'resolved_at', placeholder: '2026-11-01T12:00:00Z' } });
   const proofs = h('fieldset', { class: 'proof-rows' }, h('legend', null, 'Proofs (1 to 20 transactions)'));
@@ -56,7 +57,7 @@ export function resolveForm(context: Context, market: MarketItem, resolved: (mar
 
 function proofRow(container: HTMLElement, addProof: HTMLButtonElement): void {
   const number = container.querySelectorAll('.proof-row').length + 1;
-  const chain = select('chain', CHAINS);
+  const chain = select('chain', CHAIN_OPTIONS);
   const hash = h('input', { attrs: { type: 'text', name: 'tx_hash', required: true, maxlength: 200, spellcheck: 'false' } });
   const proof = h('div', { class: 'proof-row' }, field(`Chain of proof ${number}`, chain), field(`Transaction hash of proof ${number}`, hash));
   if (number > 1) proof.append(button('Remove', () => (proof.remove(), addProof.focus()), `Remove proof ${number}`));

@@ -1,9 +1,12 @@
 /**
- * A partner's webhooks as the admin API shows them, for the OpenAPI document only (as responses.schema.ts: the swagger CLI plugin reads the property types
- * and comments; the handlers build these objects in SQL, webhooks/webhooks.repository.ts). What is POSTed to them: WebhookEvent, in responses.schema.ts.
+ * A partner's webhooks as the admin API answers them, and what is POSTed to them (WebhookEvent),
+ * declared once: the handlers' types and, through the swagger CLI plugin, the OpenAPI schemas
+ * (webhooks.repository.ts builds the listed ones in SQL).
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { Timestamp } from './responses.schema';
+import { CHANGE_TYPES, type ChangeType } from '../changes/change-event';
+import { MarketItem } from '../markets/market-item.schema';
+import { Int64, Timestamp } from '../openapi/responses.schema';
 
 const WebhookId = () => ApiProperty({ type: 'integer', format: 'int64', example: 7, description: 'The webhook\'s id: a positive integer, as other ids' });
 const Secret = () =>
@@ -101,4 +104,25 @@ export class RedeliveryQueued {
   /** Deliveries queued: the source's events after `after`, 10,000 at most (the oldest). @example 12 */
   @ApiProperty({ type: 'integer', minimum: 0 })
   queued: number;
+}
+
+export class WebhookEventData {
+  /** The event's place among all events of the service (its `evt_<sequence>` is the `webhook-id` header). @example 1042 */
+  @Int64()
+  sequence: number;
+
+  /** The market's record as get_public_market returned it right after this change. */
+  market: MarketItem;
+}
+
+export class WebhookEvent {
+  /** @example "market.resolved" */
+  @ApiProperty({ enum: CHANGE_TYPES })
+  type: ChangeType;
+
+  /** When the change was made (the feed's `occurred_at`). @example "2026-11-20T09:00:00.000Z" */
+  @Timestamp()
+  timestamp: string;
+
+  data: WebhookEventData;
 }

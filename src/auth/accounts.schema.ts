@@ -1,10 +1,11 @@
 /**
- * The back office's account and audit shapes, for the OpenAPI document only (as
- * responses.schema.ts: the swagger CLI plugin reads the property types and comments); partners
- * and their keys are in partners.schema.ts.
+ * The admin accounts' answers, declared once: the handlers' types and, through the swagger CLI
+ * plugin, the OpenAPI schemas (auth.repository.ts builds the listed ones in SQL); partners and
+ * their keys are in partners.schema.ts.
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { Int64, NextCursor, Timestamp } from './responses.schema';
+import { Int64, NextCursor, Timestamp } from '../openapi/responses.schema';
+import type { AdminRole } from './admin-role';
 
 export class CreatedReviewer {
   /** @example 3 */
@@ -15,7 +16,7 @@ export class CreatedReviewer {
   name: string;
 
   /** @example "reviewer" */
-  role: 'admin' | 'reviewer';
+  role: AdminRole;
 
   /**
    * Shown once; only its hash is stored.
@@ -36,7 +37,7 @@ export class SignedInAccount {
   name: string;
 
   /** @example "admin" */
-  role: 'admin' | 'reviewer';
+  role: AdminRole;
 }
 
 export class Reviewer {
@@ -48,7 +49,7 @@ export class Reviewer {
   name: string;
 
   /** @example "reviewer" */
-  role: 'admin' | 'reviewer';
+  role: AdminRole;
 
   /** @example "2026-11-01T10:00:00.000Z" */
   @Timestamp()
@@ -78,40 +79,4 @@ export class RevokedReviewer {
   /** @example "2026-11-04T10:00:00.000Z" */
   @Timestamp()
   revoked_at: string;
-}
-
-export class AuditEvent {
-  /** @example 42 */
-  @Int64()
-  id: number;
-
-  /** @example "2026-11-03T09:30:00.000Z" */
-  @Timestamp()
-  at: string;
-
-  /**
-   * The reviewer's name (`master` for ADMIN_MASTER_KEY).
-   * @example "alice"
-   */
-  actor: string;
-
-  /** @example "dispute.decided" */
-  action: string;
-
-  /** @example "dispute:17" */
-  target: string;
-
-  /**
-   * What the write changed, and the actor's id.
-   * @example {"actor_id":3,"type":"keep","market_id":2,"partner_final_verdict":"YES"}
-   */
-  details: Record<string, unknown>;
-}
-
-export class AuditPage {
-  @ApiProperty({ type: () => [AuditEvent], description: 'Newest first.' })
-  events: AuditEvent[];
-
-  @NextCursor('16')
-  next_cursor: string | null;
 }

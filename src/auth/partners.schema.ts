@@ -1,10 +1,13 @@
 /**
- * Partners and their API keys, for the OpenAPI document only (as responses.schema.ts: the
- * swagger CLI plugin reads the property types and comments).
+ * Partners and their API keys as the admin API answers them, declared once: the handlers' types
+ * and, through the swagger CLI plugin, the OpenAPI schemas (auth.repository.ts builds the listed
+ * ones in SQL).
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { PARTNER_LISTED_KEYS } from '../auth/account-listings';
-import { Int64, NextCursor, Timestamp } from './responses.schema';
+import { Int64, NextCursor, Timestamp } from '../openapi/responses.schema';
+
+/** How many of its keys, the newest, a partner lists with it (contract §4); the rest page on their own. */
+export const PARTNER_LISTED_KEYS = 20;
 
 export class CreatedPartner {
   /** @example "acme" */
