@@ -4,7 +4,7 @@ import type { Fixtures } from './support/fixtures';
 import pg from 'pg';
 import { fixturesOf, startTestApp, startTestAppOn, type TestApp } from './support/test-app';
 
-/** The change log is read every 100 ms (CHANGES_POLL_INTERVAL_MS); an instance is not live past 1 s (CHANGES_DEAF_AFTER_MS). */
+/** The change log is read every 25 ms (CHANGES_POLL_INTERVAL_MS); an instance is not live past 1 s (CHANGES_DEAF_AFTER_MS). */
 const DEAF_AFTER_MS = 1_000;
 
 const MASTER = 'test-master-key-0123456789abcdef';
@@ -12,7 +12,7 @@ const MASTER = 'test-master-key-0123456789abcdef';
 /**
  * The public record cache: once a write is answered, every instance serves it (the answer waits
  * for the other instance to read its event); a change made by hand is read within the next read of
- * the change log (100 ms); an instance bypasses its cache when it cannot read the log or the log is
+ * the change log (25 ms); an instance bypasses its cache when it cannot read the log or the log is
  * held back. The TTL is a minute here, so only eviction can explain a fresh answer.
  */
 describe('public record cache across instances', () => {
@@ -61,7 +61,7 @@ describe('public record cache across instances', () => {
 
   /**
    * Reads (source, slug) on `app` until `fresh` holds (the other instance reads a change at its
-   * next read of the change log: 100 ms), then checks it keeps holding: once an instance serves
+   * next read of the change log: 25 ms), then checks it keeps holding: once an instance serves
    * the new record it never serves the old one again.
    */
   const becomesFresh = async (app: TestApp, slug: string, fresh: (item: any) => boolean) => {

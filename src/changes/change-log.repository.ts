@@ -9,10 +9,14 @@ export class ChangeLogRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Sequences what can be, and the events after `after`; notes that `reader` has applied every
-   * event up to `applied` (null: it has nothing cached, so up to the head).
+   * Sequences what can be, and the events after `after`; with a `reader`, notes that it reads now
+   * and has applied every event up to `applied` (null: it has nothing cached, so up to the head).
    */
-  async poll(reader: string, applied: string | null, after: string, limit: number): Promise<PolledChanges> {
+  async poll(reader: string | null, applied: string | null, after: string, limit: number): Promise<PolledChanges> {
+    if (reader === null) {
+      const [{ poll }] = await this.sql.rows(sql<{ poll: PolledChanges }>`SELECT change_log_poll(${after}, ${limit}) AS poll`);
+      return poll;
+    }
     const [{ poll }] = await this.sql.rows(sql<{ poll: PolledChanges }>`
       WITH noted AS (
         INSERT INTO change_log_readers (instance, cursor, polled_at)

@@ -21,6 +21,8 @@ const RETENTION_INTERVAL_MS = 60 * 60_000;
 const RETENTION_BATCH = 10_000;
 /** How often a write waiting for the other instances to read its event asks how far they are. */
 const READERS_CHECK_MS = 5;
+/** How often a poll also says, in change_log_readers, that this instance reads (the other polls only read); at most a quarter of CHANGES_DEAF_AFTER_MS. */
+const READER_NOTE_EVERY_MS = 250;
 
 /** Told what the change log says, in sequence order. */
 export interface ChangeListener {
@@ -183,13 +185,15 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async poll(): Promise<void> {
-    // Live is counted from before the poll: the database's time of it is later (change_log_readers).
+    // Live is counted from before the last poll that said so in change_log_readers: writers on other
+    // instances judge this one by the database's time of that poll, which is later.
     const started = performance.now();
+    const noting = started - this.lastPolledAt >= Math.min(READER_NOTE_EVERY_MS, this.deafAfterMs / 4);
     const before = this.cursor;
     try {
       for (;;) {
         const applied = this.cursor;
-        const polled = await this.repository.poll(this.reader, applied, this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
+        const polled = await this.repository.poll(noting ? this.reader : null, applied, this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
         this.cursor ??= polled.head;
         this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
@@ -197,7 +201,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
         if (polled.events.length < POLL_LIMIT) break;
       }
       if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
-      this.lastPolledAt = started;
+      if (noting) this.lastPolledAt = started;
       this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
     } catch (error) {
       this.metrics.changeLogPollFailures.inc();

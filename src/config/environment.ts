@@ -134,12 +134,12 @@ export class Environment {
   @Max(60000)
   PUBLIC_CACHE_TTL_MS = 30000;
 
-  /** How often each instance reads the change log: other instances see a change within about this. */
+  /** How often each instance reads the change log: a write on another instance waits up to about this before its answer. */
   @Transform(toInt)
   @IsInt()
   @Min(10)
   @Max(10000)
-  CHANGES_POLL_INTERVAL_MS = 100;
+  CHANGES_POLL_INTERVAL_MS = 25;
 
   /** A change log read that long ago, or an event that long without its sequence: the public record cache is bypassed. */
   @Transform(toInt)
