@@ -83,6 +83,40 @@ describe('the changes feed', () => {
     expect(globexFeed.map((change) => [change.type, change.market.slug])).toEqual([['market.created', 'not-acme']]);
   });
 
+  it("has a write's event once the write is answered, on either instance, though the other polls (and sequences) all the while", async () => {
+    const missed: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const [writer, reader] = round % 2 === 0 ? [a, b] : [b, a];
+      const after = await headOf();
+      const slug = `answered-${round}`;
+      expect((await admin(writer, '/admin/markets', { source: 'globex', slug })).body.code).toBe(0);
+      const changes = (await feed(reader, globex.apiKey, { after })).body.data.changes as Json[];
+      if (!changes.some((change) => change.market.slug === slug)) missed.push(slug);
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('answers a write once its event has its sequence, waiting while another session holds the sequencer', async () => {
+    const holder = new pg.Client({ connectionString: a.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(7103, 1)'); // change_log_poll's sequencer lock
+      const after = await headOf();
+      const started = Date.now();
+      const written = admin(a, '/admin/markets', { source: 'globex', slug: 'held-sequencer' }).then((answer) => ({ answer, at: Date.now() }));
+      await sleep(200);
+      await holder.query('COMMIT');
+      const { answer, at } = await written;
+      expect(answer.body.code).toBe(0);
+      expect(at - started).toBeGreaterThanOrEqual(190);
+      const changes = (await feed(b, globex.apiKey, { after })).body.data.changes as Json[];
+      expect(changes.map((change) => change.market.slug)).toEqual(['held-sequencer']);
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('pages by after and limit, next_after the last sequence given (or after when none)', async () => {
     const all = (await feed(a, acme.apiKey, { limit: 500 })).body.data.changes as Json[];
     expect(all.length).toBeGreaterThanOrEqual(4);

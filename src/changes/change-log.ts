@@ -21,6 +21,8 @@ const RETENTION_INTERVAL_MS = 60 * 60_000;
 const RETENTION_BATCH = 10_000;
 /** How often a write waiting for the other instances to read its event asks how far they are. */
 const READERS_CHECK_MS = 5;
+/** How soon a write tries again to have its event sequenced when another instance held the sequencer. */
+const SEQUENCER_RETRY_MS = 2;
 /** How often a poll also says, in change_log_readers, that this instance reads (the other polls only read); at most a quarter of CHANGES_DEAF_AFTER_MS. */
 const READER_NOTE_EVERY_MS = 250;
 
@@ -51,6 +53,8 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private watchingReaders = false;
   private cursor: string | null = null;
   private lastPolledAt = Number.NEGATIVE_INFINITY;
+  /** When the last poll that held the sequencer's lock began. */
+  private sequencedAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
   private isLive = false;
   private timer: NodeJS.Timeout | undefined;
@@ -125,7 +129,14 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async written(source: string, slug: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);
-    await this.pollSoon().catch(() => undefined);
+    // A poll that began after the commit and held the sequencer's lock gave the event its sequence
+    // (unless an older transaction still runs); another instance's poll may hold the lock meanwhile.
+    const committed = performance.now();
+    for (;;) {
+      const polled = await this.pollSoon().then(() => true, () => false);
+      if (!polled || this.sequencedAt >= committed || performance.now() - committed >= this.deafAfterMs || this.stopped) break;
+      await sleep(SEQUENCER_RETRY_MS);
+    }
     if (this.cursor !== null) await this.othersRead(BigInt(this.cursor));
   }
 
@@ -194,6 +205,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       for (;;) {
         const applied = this.cursor;
         const polled = await this.repository.poll(noting ? this.reader : null, applied, this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
+        if (polled.sequencer) this.sequencedAt = Math.max(this.sequencedAt, started);
         this.cursor ??= polled.head;
         this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
