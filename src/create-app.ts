@@ -5,8 +5,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { type Environment, validateEnvironment } from './config/environment';
 import { trustProxy } from './config/trust-proxy';
-import { ExpressAdapterWithDeadlines } from './common/http/http-server';
-import { parseQuery } from './common/http/query-parser';
+import { ExpressAdapterWithDeadlines } from './edge/http-server';
+import { parseQuery } from './edge/query-parser';
 import { ApiDocsRoutes } from './openapi/api-docs';
 import { StartupQuietLogger } from './observability/startup-quiet-logger';
 

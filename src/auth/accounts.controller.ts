@@ -4,13 +4,13 @@ import { DEFAULT_PAGE_SIZE, idAfterCursor, nextPageCursor } from '../common/curs
 import { NoBody, NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import * as Schemas from '../openapi/schemas';
 import { PARTNER_LISTED_KEYS } from './account-listings';
 import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './accounts.dto';
 import { AdminAccounts } from './admin-accounts';
-import { AdminAuth, CurrentActor } from './admin-auth.decorator';
+import { Admin, CurrentActor } from './access.decorators';
 import { PartnerKeysService } from './partner-keys.service';
 import { SOURCE_MAX_LENGTH, SOURCE_PATTERN } from './partner-source';
 import { type AdminActor, ReviewersService } from './reviewers.service';
@@ -36,7 +36,7 @@ export class AccountsController {
   ) {}
 
   @Get('me')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(Schemas.SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', ADMIN_READ)
   me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
     return this.accounts.accountOf(actor);
@@ -44,14 +44,14 @@ export class AccountsController {
 
   @Post('reviewers')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.accounts.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.ReviewerList, 'List reviewer accounts, oldest first', ADMIN_READ)
   async listReviewers(@Query() query: PageQueryDto) {
     const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -60,7 +60,7 @@ export class AccountsController {
 
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...ADMIN_READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.accounts.revokeReviewer(actor, id);
@@ -68,14 +68,14 @@ export class AccountsController {
 
   @Post('partners')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.accounts.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, ADMIN_READ)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -84,7 +84,7 @@ export class AccountsController {
 
   @Get('partners/:source/keys')
   @ApiSourceParam()
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...ADMIN_READ, 'PARTNER_NOT_FOUND'])
   async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
     const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -94,7 +94,7 @@ export class AccountsController {
   @Post('partners/:source/keys')
   @ApiSourceParam()
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.IssuedKey, 'Issue another API key for a partner (shown once)', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND'])
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
@@ -104,7 +104,7 @@ export class AccountsController {
   @Delete('partners/:source/keys/:key_id')
   @ApiSourceParam()
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.RevokedKey, 'Revoke a partner API key', [...ADMIN_READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(
     @CurrentActor() actor: AdminActor,

@@ -3,7 +3,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { clientOf } from '../common/client-address';
 import { ErrorCatalogue } from '../common/error-catalogue';
-import { ensureRequestContext } from '../common/request-context.middleware';
 import type { ServiceRequest } from '../common/request-context';
 import { LogRedaction } from './log-redaction';
 import { MetricsService } from './metrics.service';
@@ -52,7 +51,6 @@ export class RequestObservationMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
     const remoteAddress = req.socket.remoteAddress; // gone once the socket is closed
-    ensureRequestContext(req, res);
     const client = clientOf(req); // read now for the same reason, and kept in the context for the limits
     res.once('close', () => {
       const elapsedMs = performance.now() - started;

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditTrail } from '../audit/audit-trail';
-import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import { Admin, CurrentActor } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
 import { DisputesService } from '../disputes/disputes.service';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import * as Schemas from '../openapi/schemas';
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
@@ -27,7 +27,7 @@ export class ReviewController {
   ) {}
 
   @Get('disputes')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(Schemas.DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', ADMIN_READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
@@ -40,7 +40,7 @@ export class ReviewController {
 
   // Declared before disputes/:id, which would otherwise take `counts` for an id.
   @Get('disputes/counts')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(Schemas.DisputeCounts, 'How many disputes are open and closed', ADMIN_READ)
   countDisputes(@Query() _query: NoQuery) {
     return this.disputes.countByStatus();
@@ -48,7 +48,7 @@ export class ReviewController {
 
   @Get('disputes/:id')
   @ApiIdParam('id', 17, 'The dispute\'s id')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'One dispute with its market and submitter', [...ADMIN_READ, 'DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.disputes.getAdminDispute(id);
@@ -57,7 +57,7 @@ export class ReviewController {
   @Post('disputes/:id/decision')
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(Schemas.AdminDispute, 'Close an open dispute with a keep or override decision', [...ADMIN_WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(
     @Param('id', ParseIdPipe) id: string,
@@ -69,7 +69,7 @@ export class ReviewController {
   }
 
   @Get('audit')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(Schemas.AuditPage, 'The audit log of admin writes, newest first', ADMIN_READ)
   async listAudit(@Query() query: PageQueryDto) {
     const { events, hasMore } = await this.audit.list({

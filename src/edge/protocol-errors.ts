@@ -4,9 +4,9 @@ import { PinoLogger } from 'nestjs-pino';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import onFinished from 'on-finished';
-import { MetricsService } from '../../observability/metrics.service';
-import { ApiError, ErrorCatalogue, errorEnvelope } from '../error-catalogue';
-import { requestIdOf } from '../request-context.middleware';
+import { MetricsService } from '../observability/metrics.service';
+import { ApiError, ErrorCatalogue, errorEnvelope } from '../common/error-catalogue';
+import { requestIdOf } from '../common/request-context';
 import { ConnectionLimits } from './connections';
 
 /** How Node's HTTP parser says what was wrong with a request it rejected. */

@@ -2,8 +2,8 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Environment, itemsOf } from '../../config/environment';
-import type { SuccessEnvelope } from '../error-catalogue';
+import { type Environment, itemsOf } from '../config/environment';
+import type { SuccessEnvelope } from '../common/error-catalogue';
 
 /** The origins CORS_ORIGINS allows, or none: CORS off. */
 export function corsOrigins(config: ConfigService<Environment, true>): string[] {

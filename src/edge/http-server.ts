@@ -2,7 +2,9 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Environment } from '../../config/environment';
+import type { Request, Response } from 'express';
+import { ensureRequestContext } from '../common/request-context';
+import type { Environment } from '../config/environment';
 import { ReadGate } from './read-gate';
 
 /** Header fields a request may have (no client of this service sends near as many). */
@@ -103,6 +105,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       gate.requestParsed(req.socket);
       if (!this.admits(req.socket)) return;
+      ensureRequestContext(req as Request, res as unknown as Response);
       if (this.draining) res.setHeader('Connection', 'close');
       app(req, res);
     };
