@@ -115,7 +115,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         headersTimeout: Math.min(this.environment.HTTP_HEADERS_TIMEOUT_MS, requestTimeout),
         keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1000,
-        // Answered 4000 in the envelope instead (RequestContextMiddleware).
+        // Answered 4000 in the envelope instead (RequestChecksMiddleware).
         requireHostHeader: false,
         // Node stops reading a connection while answers queued on it are not yet written, once
         // they pass this: with one byte, any answer waiting behind another (a client
@@ -125,7 +125,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
       listener,
     );
     // A request whose Expect is not 100-continue: Node would answer it an empty 417 itself. It
-    // goes through the pipeline instead, which answers it 4000 (RequestContextMiddleware).
+    // goes through the pipeline instead, which answers it 4000 (RequestChecksMiddleware).
     server.on('checkExpectation', listener);
     // A request with Expect: 100-continue: Node would send 100 Continue at once, inviting the
     // body of a request the guards may refuse. It is sent once they let it in (JsonBodyInterceptor).
