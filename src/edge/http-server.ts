@@ -105,8 +105,8 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       gate.requestParsed(req.socket);
       if (!this.admits(req.socket)) return;
-      ensureRequestContext(req as Request, res as unknown as Response);
       if (this.draining) res.setHeader('Connection', 'close');
+      ensureRequestContext(req as Request, res as unknown as Response);
       app(req, res);
     };
     const server = createServer(
