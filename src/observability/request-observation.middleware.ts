@@ -48,8 +48,6 @@ function levelOf(req: Request, res: Response): LevelWithSilent {
 @Injectable()
 export class RequestObservationMiddleware implements NestMiddleware {
   private readonly log: HttpLogger<Request, Response>;
-  /** Each request's URL as logged, redacted once for its `req` and its message. */
-  private readonly urls = new WeakMap<Request, string>();
 
   constructor(
     logger: PinoLogger,
@@ -71,13 +69,13 @@ export class RequestObservationMiddleware implements NestMiddleware {
       };
     };
     const message = (req: Request, res: Response) =>
-      `${req.method} ${this.urls.get(req)} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
+      `${req.method} ${res.locals.loggedUrl} ${res.writableFinished ? 'completed' : 'closed before its answer was sent'}`;
     this.log = pinoHttp<Request, Response>({
       logger: logger.logger,
       genReqId: (req) => (req as ServiceRequest).context.requestId,
       wrapSerializers: false,
       serializers: {
-        req: (req: Request) => ({ id: (req as ServiceRequest).context.requestId, method: req.method, url: this.urls.get(req), remoteAddress: req.socket.remoteAddress }),
+        req: (req: Request) => ({ id: (req as ServiceRequest).context.requestId, method: req.method, url: req.res!.locals.loggedUrl, remoteAddress: req.socket.remoteAddress }),
         res: (res: Response) => (res.headersSent ? { statusCode: res.statusCode } : undefined),
       },
       customLogLevel: levelOf,
@@ -93,7 +91,8 @@ export class RequestObservationMiddleware implements NestMiddleware {
     const started = performance.now();
     // Read now: the peer address is gone once the socket is closed.
     clientOf(req);
-    this.urls.set(req, this.redaction.url(req.originalUrl));
+    // Redacted once, for the line's `req` and its message.
+    res.locals.loggedUrl = this.redaction.url(req.originalUrl);
     res.once('close', () => this.metrics.observeRequest(req.method, routeOf(req), codeOf(res), (performance.now() - started) / 1000));
     this.log(req, res, next);
   }
