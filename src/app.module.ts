@@ -14,7 +14,6 @@ import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
 import { EdgeModule } from './edge/edge.module';
-import { JsonBodyInterceptor } from './edge/json-body.interceptor';
 import { ApiDocsRoutes } from './openapi/api-docs';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
@@ -26,8 +25,9 @@ import { SCHEMA } from './schema';
 
 /**
  * The request pipeline: the middleware of ObservabilityModule and EdgeModule (see there), then
- * AuthGuard, the envelope interceptor, the body (JsonBodyInterceptor: read only once the guard
- * lets the request in), the validation pipe, the handler, and the exception filter.
+ * AuthGuard, the envelope interceptor, on POST routes the body (JsonBodyInterceptor, bound by
+ * EdgeModule: read only once the guard lets the request in), the validation pipe, the handler,
+ * and the exception filter.
  */
 @Module({
   imports: [
@@ -49,7 +49,6 @@ import { SCHEMA } from './schema';
   providers: [
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
     { provide: APP_GUARD, useClass: AuthGuard },
     ApiDocsRoutes,
