@@ -40,7 +40,7 @@ const log = (line) => process.stderr.write(`[profile] ${line}\n`);
 const LAYERS = [
   ['logging', /node_modules\/(pino|pino-http|nestjs-pino|sonic-boom|pino-std-serializers|@pinojs|fast-redact|quick-format-unescaped|atomic-sleep|safe-stable-stringify|thread-stream)\//],
   ['security headers', /node_modules\/helmet\//],
-  ['rate limit', /node_modules\/@nestjs\/throttler\/|\/observability\/(memory|redis)-throttler-storage|\/observability\/rate-limit/],
+  ['rate limit', /node_modules\/@nestjs\/throttler\/|\/rate-limits\//],
   ['validation', /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|\/common\/validation/],
   ['body parsing', /node_modules\/(body-parser|raw-body|iconv-lite|type-is|content-type|bytes|media-typer)\//],
   ['metrics', /node_modules\/(prom-client|tdigest|bintrees)\/|\/observability\/request-metrics/],

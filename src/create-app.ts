@@ -5,16 +5,16 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { type Environment, validateEnvironment } from './config/environment';
 import { trustProxy } from './config/trust-proxy';
-import { ExpressAdapterWithDeadlines } from './common/http/http-server';
-import { parseQuery } from './common/http/query-parser';
+import { ExpressAdapterWithDeadlines } from './edge/http-server';
+import { parseQuery } from './edge/query-parser';
 import { ApiDocsRoutes } from './openapi/api-docs';
 import { StartupQuietLogger } from './observability/startup-quiet-logger';
 
 /**
  * Builds the application exactly as production runs it; tests use it too. The request
- * pipeline (middleware, guards, pipe, interceptor, filter) is registered inside AppModule; what
- * lives here is the HTTP server and Express's settings: deadlines, query parser, proxy trust,
- * and the API docs. (CORS is a middleware of the pipeline: CorsMiddleware.)
+ * pipeline (middleware, guard, pipe, interceptors, filter) is registered by AppModule and its
+ * modules; what lives here is the edge's HTTP server and Express's settings: query parser,
+ * proxy trust, and the API docs.
  */
 export async function createApp(): Promise<NestExpressApplication> {
   // The body is read by JsonBodyInterceptor after the guards (64 KiB limit, errors in the envelope). A failure to

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ExpressAdapterWithDeadlines } from './common/http/http-server';
+import type { ExpressAdapterWithDeadlines } from './edge/http-server';
 import type { Environment } from './config/environment';
 
 /** How long the shutdown may still take once the grace is over and every connection is closed. */

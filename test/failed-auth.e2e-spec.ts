@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { randomBytes } from 'node:crypto';
-import type { MemoryThrottlerStorage } from '../src/observability/memory-throttler-storage';
+import type { MemoryThrottlerStorage } from '../src/rate-limits/memory-throttler-storage';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const FAILURES_PER_MINUTE = 5;

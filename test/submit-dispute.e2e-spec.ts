@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { PartnerKeysService } from '../src/auth/partner-keys.service';
+import { hashKey } from '../src/auth/key-hashing';
 import { Sql } from '../src/database/sql';
 import type { Fixtures } from './support/fixtures';
 import { fixturesOf, startTestApp, type TestApp } from './support/test-app';
@@ -114,7 +115,7 @@ describe('POST /oracle/markets/dispute/submit', () => {
       const sql = t.app.get(Sql);
       const rows = jest.spyOn(sql, 'rows');
       try {
-        const holders = await Promise.all(keys.map((key) => t.app.get(PartnerKeysService).authenticate(key)));
+        const holders = await Promise.all(keys.map((key) => t.app.get(PartnerKeysService).authenticate(hashKey(key))));
         expect(rows.mock.calls.filter(([statement]) => statement.text.includes('key_hash'))).toHaveLength(1);
         expect(holders.map((holder) => holder?.source ?? null)).toEqual(['acme', null, 'globex', null, 'acme']);
         expect(holders[0]?.keyId).toBe(String(acme.keyId));

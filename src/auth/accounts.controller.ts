@@ -4,12 +4,12 @@ import { DEFAULT_PAGE_SIZE, idAfterCursor, nextPageCursor } from '../common/curs
 import { NoBody, NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './accounts.dto';
 import { CreatedReviewer, ReviewerList, RevokedReviewer, SignedInAccount } from './accounts.schema';
 import { AdminAccounts } from './admin-accounts';
-import { AdminAuth, CurrentActor } from './admin-auth.decorator';
+import { Admin, CurrentActor } from './access.decorators';
 import { PartnerKeysService } from './partner-keys.service';
 import { ApiSourceParam } from './partner-source';
 import { PARTNER_LISTED_KEYS, CreatedPartner, IssuedKey, PartnerKeyPage, PartnerList, RevokedKey } from './partners.schema';
@@ -27,7 +27,7 @@ export class AccountsController {
   ) {}
 
   @Get('me')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', ADMIN_READ)
   me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
     return this.accounts.accountOf(actor);
@@ -35,14 +35,14 @@ export class AccountsController {
 
   @Post('reviewers')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.accounts.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(ReviewerList, 'List reviewer accounts, oldest first', ADMIN_READ)
   async listReviewers(@Query() query: PageQueryDto) {
     const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -51,7 +51,7 @@ export class AccountsController {
 
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...ADMIN_READ, 'REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.accounts.revokeReviewer(actor, id);
@@ -59,14 +59,14 @@ export class AccountsController {
 
   @Post('partners')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.accounts.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, ADMIN_READ)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -75,7 +75,7 @@ export class AccountsController {
 
   @Get('partners/:source/keys')
   @ApiSourceParam()
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...ADMIN_READ, 'PARTNER_NOT_FOUND'])
   async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
     const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -85,7 +85,7 @@ export class AccountsController {
   @Post('partners/:source/keys')
   @ApiSourceParam()
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(IssuedKey, 'Issue another API key for a partner (shown once)', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND'])
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
@@ -95,7 +95,7 @@ export class AccountsController {
   @Delete('partners/:source/keys/:key_id')
   @ApiSourceParam()
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(RevokedKey, 'Revoke a partner API key', [...ADMIN_READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(
     @CurrentActor() actor: AdminActor,

@@ -7,7 +7,7 @@ import { FailedAuthLimiter } from './failed-auth-limiter';
 import { PartnerKeysService } from './partner-keys.service';
 import { ReviewersService } from './reviewers.service';
 
-/** Partners, their API keys and reviewer accounts; the guards are registered in AppModule. */
+/** Partners, their API keys and reviewer accounts; their guard (AuthGuard) is registered in AppModule. */
 @Module({
   imports: [AuditModule],
   controllers: [AccountsController],

@@ -4,7 +4,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Page } from '../database/bounded-page';
 import type { Transaction } from '../database/sql';
 import { type ApiKey, AuthRepository, type Partner } from './auth.repository';
-import { generateKey, hashKey } from './key-hashing';
+import { generateKey } from './key-hashing';
 import type { Partner as PartnerItem, PartnerKeyDetail } from './partners.schema';
 
 /** The partner behind a valid `x-api-key`. */
@@ -30,9 +30,9 @@ export class PartnerKeysService {
 
   constructor(private readonly repository: AuthRepository) {}
 
-  /** The partner of `apiKey`, looked up with the other keys of this turn of the event loop. */
-  async authenticate(apiKey: string): Promise<AuthenticatedPartner | null> {
-    const holder = await this.repository.keyHolder(hashKey(apiKey));
+  /** The partner of the key of this SHA-256 (hashKey), looked up with the other keys of this turn of the event loop. */
+  async authenticate(keyHash: string): Promise<AuthenticatedPartner | null> {
+    const holder = await this.repository.keyHolder(keyHash);
     if (!holder) return null;
     const { key_id: keyId, partner_id: partnerId, source } = holder;
     this.touch(keyId);

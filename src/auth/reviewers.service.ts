@@ -36,8 +36,8 @@ export class ReviewersService {
     this.masterKeyHash = masterKey ? Buffer.from(hashKey(masterKey), 'hex') : null;
   }
 
-  async authenticate(key: string): Promise<AdminActor | null> {
-    const hash = hashKey(key);
+  /** The actor of the key of this SHA-256 (hashKey): the master key's, or an account's. */
+  async authenticate(hash: string): Promise<AdminActor | null> {
     if (this.masterKeyHash && timingSafeEqual(this.masterKeyHash, Buffer.from(hash, 'hex'))) {
       return { id: null, name: MASTER_ACTOR_NAME, role: 'admin' };
     }

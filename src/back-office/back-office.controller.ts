@@ -1,6 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { Public } from '../auth/access.decorators';
 import { RawResponse } from '../common/raw-response.decorator';
 import { PageAssets } from './page-assets';
 
@@ -11,6 +12,7 @@ import { PageAssets } from './page-assets';
  */
 @ApiExcludeController()
 @RawResponse()
+@Public()
 @Controller('back-office')
 export class BackOfficeController {
   constructor(private readonly assets: PageAssets) {}

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ExpressAdapterWithDeadlines } from '../common/http/http-server';
+import { ExpressAdapterWithDeadlines } from '../edge/http-server';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Environment } from '../config/environment';
 import { ChangeLog, type ChangeListener } from './change-log';

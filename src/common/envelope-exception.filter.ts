@@ -7,8 +7,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { errorEnvelope } from './envelope';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { toApiError } from './error-mapping';
-import { ensureRequestContext } from './request-context.middleware';
-import type { ServiceRequest } from './request-context';
+import { ensureRequestContext, type ServiceRequest } from './request-context';
 
 const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code]);
 

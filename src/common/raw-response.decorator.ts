@@ -9,5 +9,5 @@ export const RAW_RESPONSE = 'response:raw';
  */
 export const RawResponse = () => SetMetadata(RAW_RESPONSE, true);
 
-/** Whether the route answers outside the envelope (RawResponse): its request's body is not read. */
+/** Whether the route answers outside the envelope (RawResponse). */
 export const isRawResponse = routeMetadata<boolean>(RAW_RESPONSE);

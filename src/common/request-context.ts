@@ -1,17 +1,14 @@
-import type { Request } from 'express';
-import type { AuthenticatedPartner } from '../auth/partner-keys.service';
-import type { AdminActor } from '../auth/reviewers.service';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
 
-/** What the service attaches to an Express request as it passes through. */
+/** What the service attaches to an Express request as it passes through (AuthGuard adds who called). */
 export interface RequestContext {
   /** The id echoed in `x-request-id` and written to the request's log line. */
   requestId: string;
   /** Its place among the requests in progress: taken at once, or for a request with a body once its body is read. */
   place?: InFlightPlace;
-  /** The partner authenticated by `x-api-key`, on partner routes. */
-  partner?: AuthenticatedPartner;
-  /** The back-office caller authenticated by `Authorization: Bearer`, on admin routes. */
-  actor?: AdminActor;
+  /** What it presented for its route's access, read once by AuthGuard; undefined when it sent nothing. */
+  credential?: PresentedCredential;
   /** The client the per-client limits count it against (clientOf), once asked. */
   client?: string;
 }
@@ -24,4 +21,33 @@ export interface InFlightPlace {
   take(): void;
   /** Gives it back before the answer: the request waits without working (a long poll). */
   leave(): void;
+}
+
+/** A credential as a request sent it. */
+export interface PresentedCredential {
+  /** The key or token in the form its route takes (`x-api-key`, `Authorization: Bearer`), else undefined. */
+  secret?: string;
+  /** SHA-256 of what was sent (a malformed Authorization as it is): the rate-limit budget it counts against. */
+  hash: string;
+}
+
+// A caller's id is echoed only when it is short and plain, so it cannot forge log lines.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The request's context, made as the HTTP server takes the request in (ExpressAdapterWithDeadlines):
+ * the request id (the caller's if sane, else a new UUID) is set on the response at once.
+ */
+export function ensureRequestContext(req: Request, res: Response): RequestContext {
+  const existing = (req as Partial<ServiceRequest>).context;
+  if (existing) return existing;
+  const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']), client: undefined };
+  (req as ServiceRequest).context = context;
+  res.setHeader('x-request-id', context.requestId);
+  return context;
+}
+
+/** The caller's `x-request-id` when it is sane, else a new UUID. */
+export function requestIdOf(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

@@ -3,13 +3,13 @@ import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { ServiceRequest } from '../common/request-context';
 import { idempotencyKeyOf, requestHashOf } from './idempotency-key';
-import { CurrentPartner, PartnerAuth } from '../auth/partner-auth.decorator';
+import { CurrentPartner, PartnerKey } from '../auth/access.decorators';
 import { NoQuery } from '../common/no-fields';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputeSubmitted } from './disputes.schema';
 import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 
 @ApiTags('partner')
@@ -21,7 +21,7 @@ export class DisputesController {
   /** submit_dispute (spec §4.2). */
   @Post('submit')
   @HttpCode(200)
-  @PartnerAuth()
+  @PartnerKey()
   @ApiEnvelope(DisputeSubmitted, 'File a dispute against a resolved market of your source', [
     'API_KEY_REQUIRED',
     'API_KEY_INVALID',

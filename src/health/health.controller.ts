@@ -6,7 +6,8 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { ReadReplicas } from '../database/read-replicas';
 import { Sql, sql } from '../database/sql';
-import { ExpressAdapterWithDeadlines } from '../common/http/http-server';
+import { ExpressAdapterWithDeadlines } from '../edge/http-server';
+import { Public } from '../auth/access.decorators';
 import { RawResponse } from '../common/raw-response.decorator';
 import { DatabaseActivity } from '../database/database-activity';
 import { HttpStatusFilter } from './http-status.filter';
@@ -19,6 +20,7 @@ const WRITABLE = sql<{ writable: boolean }>`SELECT NOT pg_is_in_recovery() AND c
 @ApiTags('operations')
 @Controller('health')
 @RawResponse()
+@Public()
 @UseFilters(HttpStatusFilter)
 export class HealthController {
   /** Probes asked together share one ping: a flood of them (they are never shed) sends one at a time. */

@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import { Admin, CurrentActor } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
 import { ParseIdPipe } from '../common/validation';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { MarketAdmin } from './market-admin';
 import { CreateMarketDto, MarketListQueryDto, ResolveMarketDto } from './market-admin.dto';
@@ -23,7 +23,7 @@ export class MarketsAdminController {
   ) {}
 
   @Get('markets')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(MarketList, 'Find markets by source, status and part of the slug, newest first', ADMIN_READ)
   async listMarkets(@Query() query: MarketListQueryDto) {
     const { markets, hasMore } = await this.markets.listMarkets({
@@ -38,7 +38,7 @@ export class MarketsAdminController {
 
   @Post('markets')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
   createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
     return this.admin.createMarket(actor, body.source, body.slug);
@@ -47,7 +47,7 @@ export class MarketsAdminController {
   @Post('markets/:id/resolve')
   @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...ADMIN_WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
   resolveMarket(
     @Param('id', ParseIdPipe) id: string,

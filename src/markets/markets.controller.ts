@@ -8,9 +8,11 @@ import { MarketsService } from './markets.service';
 import { SOURCE_MAX_LENGTH } from '../auth/partner-source';
 import { SLUG_MAX_LENGTH } from './market-identity';
 import { parsePublicMarketQuery } from './public-market-query';
-import { RateLimit } from '../observability/rate-limits';
+import { Public } from '../auth/access.decorators';
+import { RateLimit } from '../rate-limits/rate-limits';
 
 @ApiTags('partner')
+@Public()
 @RateLimit('public')
 @Controller('oracle/markets')
 export class MarketsController {

@@ -13,8 +13,6 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 let dropped = 0;
 
-const asBuilt = (value: unknown) => value;
-
 /**
  * An error as logged: pino's form of it, without the fields in which PostgreSQL and TypeORM
  * quote the data (a failing row, a key's value, a statement's values: a partner's user's name
@@ -62,10 +60,9 @@ export function logDestination(fd = 1): pino.DestinationStream {
 }
 
 /**
- * The application's pino logger (through nestjs-pino's LoggerService). Request lines are
- * written by RequestObservationMiddleware, one per request, instead of by pino-http's
- * middleware (forRoutes: none). Credentials are redacted should they ever be logged, and errors
- * are logged without the data their database fields quote (loggedError).
+ * The application's pino logger (through nestjs-pino's LoggerService; request lines are
+ * RequestObservationMiddleware's pino-http, a child of it). Credentials are redacted should they
+ * ever be logged, and errors are logged without the data their database fields quote (loggedError).
  */
 export function loggingOptions(config: ConfigService<Environment, true>): Params {
   return {
@@ -73,10 +70,8 @@ export function loggingOptions(config: ConfigService<Environment, true>): Params
     pinoHttp: [
       {
         level: config.get('LOG_LEVEL', { infer: true }),
-        // The request lines' `req` and `res` are built whole by RequestObservationMiddleware; the
-        // logger nestjs-pino makes would otherwise read them as Node's request and response.
         wrapSerializers: false,
-        serializers: { req: asBuilt, res: asBuilt, err: loggedError },
+        serializers: { err: loggedError },
         redact: {
           paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
           censor: '[redacted]',

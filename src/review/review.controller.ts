@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import { AuditPage } from '../audit/audit-event.schema';
 import { AuditTrail } from '../audit/audit-trail';
-import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import { Admin, CurrentActor } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
@@ -10,7 +10,7 @@ import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
 import { AdminDispute, DisputeCounts, DisputeQueue } from '../disputes/disputes.schema';
 import { DisputesService } from '../disputes/disputes.service';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
 import { DecisionDto, DisputeQueueQueryDto } from './review.dto';
@@ -28,7 +28,7 @@ export class ReviewController {
   ) {}
 
   @Get('disputes')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', ADMIN_READ)
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
@@ -41,7 +41,7 @@ export class ReviewController {
 
   // Declared before disputes/:id, which would otherwise take `counts` for an id.
   @Get('disputes/counts')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(DisputeCounts, 'How many disputes are open and closed', ADMIN_READ)
   countDisputes(@Query() _query: NoQuery) {
     return this.disputes.countByStatus();
@@ -49,7 +49,7 @@ export class ReviewController {
 
   @Get('disputes/:id')
   @ApiIdParam('id', 17, 'The dispute\'s id')
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(AdminDispute, 'One dispute with its market and submitter', [...ADMIN_READ, 'DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.disputes.getAdminDispute(id);
@@ -58,7 +58,7 @@ export class ReviewController {
   @Post('disputes/:id/decision')
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
-  @AdminAuth('reviewer')
+  @Admin('reviewer')
   @ApiEnvelope(AdminDispute, 'Close an open dispute with a keep or override decision', [...ADMIN_WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(
     @Param('id', ParseIdPipe) id: string,
@@ -70,7 +70,7 @@ export class ReviewController {
   }
 
   @Get('audit')
-  @AdminAuth('admin')
+  @Admin('admin')
   @ApiEnvelope(AuditPage, 'The audit log of admin writes, newest first', ADMIN_READ)
   async listAudit(@Query() query: PageQueryDto) {
     const { events, hasMore } = await this.audit.list({

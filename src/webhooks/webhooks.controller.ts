@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, type PipeTransform, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminAuth, CurrentActor } from '../auth/admin-auth.decorator';
+import { Admin, CurrentActor } from '../auth/access.decorators';
 import { ApiSourceParam } from '../auth/partner-source';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { NoBody, NoQuery } from '../common/no-fields';
 import { isSafeId, toSafeId } from '../common/validation';
-import { RateLimit } from '../observability/rate-limits';
+import { RateLimit } from '../rate-limits/rate-limits';
 import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope } from '../openapi/api-envelope.decorator';
 import * as Schemas from './webhooks.schema';
 import { CreateWebhookDto, RedeliverDto } from './webhooks.dto';
@@ -30,7 +30,7 @@ const ONE_WEBHOOK: ('PARTNER_NOT_FOUND' | 'WEBHOOK_NOT_FOUND')[] = ['PARTNER_NOT
 /** A partner's webhooks (contract §7): registered, listed, deleted, their secrets rotated, events sent again. */
 @ApiTags('admin')
 @RateLimit('admin')
-@AdminAuth('admin')
+@Admin('admin')
 @ApiSourceParam()
 @Controller('admin/partners/:source/webhooks')
 export class WebhooksController {

@@ -1,10 +1,10 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentPartner, PartnerAuth } from '../../auth/partner-auth.decorator';
+import { CurrentPartner, PartnerKey } from '../../auth/access.decorators';
 import type { AuthenticatedPartner } from '../../auth/partner-keys.service';
 import type { ServiceRequest } from '../../common/request-context';
 import { ApiEnvelope } from '../../openapi/api-envelope.decorator';
-import { RateLimit } from '../../observability/rate-limits';
+import { RateLimit } from '../../rate-limits/rate-limits';
 import { ChangesFeed } from './changes-feed';
 import { ChangesPage } from './changes.schema';
 import { ChangesQueryDto } from './changes-query.dto';
@@ -17,7 +17,7 @@ export class ChangesController {
 
   /** The changes feed (contract §7): your source's events after `after`, in ascending sequence. */
   @Get()
-  @PartnerAuth()
+  @PartnerKey()
   @ApiEnvelope(ChangesPage, "Your source's market events after a sequence, at once or by long polling", [
     'API_KEY_REQUIRED',
     'API_KEY_INVALID',

@@ -3,12 +3,11 @@ import { json } from 'express';
 import type { Request, Response } from 'express';
 import { isUtf8 } from 'node:buffer';
 import { from, mergeMap, type Observable } from 'rxjs';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
-import { unsupportedBodyCoding } from './error-mapping';
-import { withExactIntegers } from './exact-integers';
-import { BODY_LIMIT_BYTES, declaredLength, readsBody } from './http/body-budget.middleware';
-import { isRawResponse } from './raw-response.decorator';
-import type { ServiceRequest } from './request-context';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { unsupportedBodyCoding } from '../common/error-mapping';
+import { withExactIntegers } from '../common/exact-integers';
+import { BODY_LIMIT_BYTES, declaredLength, readsBody } from './body-budget.middleware';
+import type { ServiceRequest } from '../common/request-context';
 
 const UTF8 = new TextDecoder('utf-8');
 
@@ -62,7 +61,7 @@ const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the r
 export class JsonBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<ServiceRequest>();
-    if (!readsBody(req) || isRawResponse(context)) return next.handle();
+    if (!readsBody(req)) return next.handle();
     return from(read(req, context.switchToHttp().getResponse<Response>())).pipe(mergeMap(() => next.handle()));
   }
 }

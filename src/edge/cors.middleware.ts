@@ -2,8 +2,8 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Environment, itemsOf } from '../../config/environment';
-import { successEnvelope } from '../envelope';
+import { type Environment, itemsOf } from '../config/environment';
+import { successEnvelope } from '../common/envelope';
 
 /** The origins CORS_ORIGINS allows, or none: CORS off. */
 export function corsOrigins(config: ConfigService<Environment, true>): string[] {

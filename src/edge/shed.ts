@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import type { MetricsService } from '../../observability/metrics.service';
-import { ApiError, type ErrorEntry } from '../error-catalogue';
+import type { MetricsService } from '../observability/metrics.service';
+import { ApiError, type ErrorEntry } from '../common/error-catalogue';
 
 /**
  * A request refused before any work (a limit of the process, its connection or its client):

@@ -3,9 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
-import type { Environment } from '../../config/environment';
-import { MetricsService } from '../../observability/metrics.service';
-import { ErrorCatalogue } from '../error-catalogue';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import { ErrorCatalogue } from '../common/error-catalogue';
 import { ExpressAdapterWithDeadlines } from './http-server';
 import { shedRequest } from './shed';
 

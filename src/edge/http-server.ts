@@ -2,7 +2,9 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Environment } from '../../config/environment';
+import type { Request, Response } from 'express';
+import { ensureRequestContext } from '../common/request-context';
+import type { Environment } from '../config/environment';
 import { ReadGate } from './read-gate';
 
 /** Header fields a request may have (no client of this service sends near as many). */
@@ -104,6 +106,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
       gate.requestParsed(req.socket);
       if (!this.admits(req.socket)) return;
       if (this.draining) res.setHeader('Connection', 'close');
+      ensureRequestContext(req as Request, res as unknown as Response);
       app(req, res);
     };
     const server = createServer(
@@ -112,7 +115,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
         headersTimeout: Math.min(this.environment.HTTP_HEADERS_TIMEOUT_MS, requestTimeout),
         keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1000,
-        // Answered 4000 in the envelope instead (RequestContextMiddleware).
+        // Answered 4000 in the envelope instead (RequestChecksMiddleware).
         requireHostHeader: false,
         // Node stops reading a connection while answers queued on it are not yet written, once
         // they pass this: with one byte, any answer waiting behind another (a client
@@ -122,7 +125,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
       listener,
     );
     // A request whose Expect is not 100-continue: Node would answer it an empty 417 itself. It
-    // goes through the pipeline instead, which answers it 4000 (RequestContextMiddleware).
+    // goes through the pipeline instead, which answers it 4000 (RequestChecksMiddleware).
     server.on('checkExpectation', listener);
     // A request with Expect: 100-continue: Node would send 100 Continue at once, inviting the
     // body of a request the guards may refuse. It is sent once they let it in (JsonBodyInterceptor).

@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { ApiError, ErrorCatalogue } from '../error-catalogue';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 export const MAX_QUERY_PARAMETERS = 1000;
 

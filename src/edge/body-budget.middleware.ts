@@ -1,11 +1,11 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import type { Environment } from '../../config/environment';
-import { MetricsService } from '../../observability/metrics.service';
-import { ByteBudget } from '../byte-budget';
-import { clientOf } from '../client-address';
-import { ErrorCatalogue } from '../error-catalogue';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import { ByteBudget } from '../common/byte-budget';
+import { clientOf } from '../common/client-address';
+import { ErrorCatalogue } from '../common/error-catalogue';
 import { shedRequest } from './shed';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -17,22 +17,17 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  */
 const BODY_COUNTS_AT_LEAST = 2 * 1024;
 
-/** The methods whose routes take a body. */
-const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH']);
-
 /** Whether `req` comes with a body (a length, or chunks). */
 function hasBody(req: Request): boolean {
   return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 }
 
 /**
- * Whether `req`'s body is read (JsonBodyInterceptor): it has one, and its method takes one. A
- * body sent with GET, HEAD, DELETE or OPTIONS is not read, holds nothing and is thrown away by
- * Node: before, the public read (no credentials) read any body, so anonymous clients trickling
- * chunked bodies to it from four addresses held the whole budget.
+ * Whether `req`'s body is read (JsonBodyInterceptor): it has one, and is a POST, the one method
+ * whose routes take a body. Any other body is not read, holds nothing and is thrown away by Node.
  */
 export function readsBody(req: Request): boolean {
-  return METHODS_WITH_BODIES.has(req.method) && hasBody(req);
+  return req.method === 'POST' && hasBody(req);
 }
 
 /**

@@ -1,30 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { randomUUID } from 'node:crypto';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
-import type { RequestContext, ServiceRequest } from './request-context';
-
-// A caller's id is echoed only when it is short and plain, so it cannot forge log lines.
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * The request's context, created on first use: the request id (the caller's if sane, else a
- * new UUID) is set on the response at once. The HTTP logger and the middleware both call it,
- * whichever runs first, as does the exception filter for a request no middleware saw.
- */
-export function ensureRequestContext(req: Request, res: Response): RequestContext {
-  const existing = (req as Partial<ServiceRequest>).context;
-  if (existing) return existing;
-  const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']), client: undefined };
-  (req as ServiceRequest).context = context;
-  res.setHeader('x-request-id', context.requestId);
-  return context;
-}
-
-/** The caller's `x-request-id` when it is sane, else a new UUID. */
-export function requestIdOf(incoming: string | string[] | undefined): string {
-  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-}
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 /** Whether the path part of `url` is valid percent-encoding (routes decode their parameters). */
 function decodablePath(url: string): boolean {
@@ -50,7 +26,7 @@ function hostFields(req: Request): number {
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /**
- * The first step of every request: its id; a path that is not valid percent-encoding, an
+ * The first checks of every request: a path that is not valid percent-encoding, an
  * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400) or
  * with two (RFC 9112 §3.2: proxies and the service could read different hosts),
  * or an expectation other than 100-continue (Node would answer it an empty 417), is 4000
@@ -59,9 +35,8 @@ const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
  * answer here is a whole envelope with HTTP 200 (spec §1).
  */
 @Injectable()
-export class RequestContextMiddleware implements NestMiddleware {
-  use(req: Request, res: Response, next: NextFunction): void {
-    ensureRequestContext(req, res);
+export class RequestChecksMiddleware implements NestMiddleware {
+  use(req: Request, _res: Response, next: NextFunction): void {
     if (!decodablePath(req.url)) throw new ApiError(ErrorCatalogue.INVALID_REQUEST);
     if (req.headers.host === undefined && req.httpVersion === '1.1') throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the Host header is required');
     if (hostFields(req) > 1) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'a request has one Host header');

@@ -4,10 +4,10 @@ import { PinoLogger } from 'nestjs-pino';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import onFinished from 'on-finished';
-import { MetricsService } from '../../observability/metrics.service';
-import { errorEnvelope } from '../envelope';
-import { ApiError, ErrorCatalogue } from '../error-catalogue';
-import { requestIdOf } from '../request-context.middleware';
+import { MetricsService } from '../observability/metrics.service';
+import { errorEnvelope } from '../common/envelope';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { requestIdOf } from '../common/request-context';
 import { ConnectionLimits } from './connections';
 
 /** How Node's HTTP parser says what was wrong with a request it rejected. */

@@ -2,12 +2,12 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
 import onHeaders from 'on-headers';
-import type { Environment } from '../../config/environment';
-import { MetricsService } from '../../observability/metrics.service';
-import { ByteBudget } from '../byte-budget';
-import { clientOf } from '../client-address';
-import { ErrorCatalogue } from '../error-catalogue';
-import { ensureRequestContext } from '../request-context.middleware';
+import type { Environment } from '../config/environment';
+import { MetricsService } from '../observability/metrics.service';
+import { ByteBudget } from '../common/byte-budget';
+import { clientOf } from '../common/client-address';
+import { ErrorCatalogue } from '../common/error-catalogue';
+import type { ServiceRequest } from '../common/request-context';
 import { readsBody } from './body-budget.middleware';
 import { shedRequest } from './shed';
 
@@ -59,7 +59,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // A request with a body takes its place once the body is read (JsonBodyInterceptor).
     let state: 'waiting' | 'working' | 'idle' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
-    ensureRequestContext(req, res).place = {
+    (req as ServiceRequest).context.place = {
       take: () => {
         if (state !== 'waiting') return;
         this.take(res);

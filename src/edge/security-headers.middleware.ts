@@ -1,21 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
-
-/**
- * The headers helmet's strict defaults set on a response, worked out once by running helmet
- * on a real (unsent) response: none depends on the request (no CSP nonce), so fifteen
- * middlewares per request become one assignment of the same list.
- */
-function helmetHeaders(options?: Parameters<typeof helmet>[0]): OutgoingHttpHeaders {
-  const response = new ServerResponse(new IncomingMessage(new Socket()));
-  let done = false;
-  helmet(options)(response.req, response, () => (done = true));
-  if (!done) throw new Error('helmet did not set its headers synchronously');
-  return response.getHeaders();
-}
 
 /** The API docs and their UI, which runs Swagger UI's scripts from here and styles inline. */
 const DOCS = /^\/docs(?:[/?-]|$)/;
@@ -37,8 +22,6 @@ const DOCS_CSP = {
 /** The admin API (any letter case: Express routes it so): its answers carry new keys and submitters' identities. */
 const ADMIN_API = /^\/admin(?:\/|$)/i;
 
-const headerMap = (headers: OutgoingHttpHeaders) => new Map(Object.entries(headers).map(([name, value]) => [name, value!]));
-
 /**
  * helmet's security headers on every answer, the docs' with a policy of their own (and
  * X-Frame-Options: DENY); the admin API's answers are not to be stored by any cache
@@ -46,12 +29,15 @@ const headerMap = (headers: OutgoingHttpHeaders) => new Map(Object.entries(heade
  */
 @Injectable()
 export class SecurityHeadersMiddleware implements NestMiddleware {
-  private readonly headers = headerMap(helmetHeaders());
-  private readonly docsHeaders = headerMap(helmetHeaders({ contentSecurityPolicy: DOCS_CSP, frameguard: { action: 'deny' } }));
+  private readonly api = helmet();
+  private readonly docs = helmet({ contentSecurityPolicy: DOCS_CSP, frameguard: { action: 'deny' } });
 
   use(req: Request, res: Response, next: NextFunction): void {
-    res.setHeaders(DOCS.test(req.path) ? this.docsHeaders : this.headers);
-    if (ADMIN_API.test(req.path)) res.setHeader('Cache-Control', 'no-store');
-    next();
+    const headers = DOCS.test(req.path) ? this.docs : this.api;
+    if (!ADMIN_API.test(req.path)) return headers(req, res, next);
+    headers(req, res, () => {
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    });
   }
 }

@@ -1,15 +1,12 @@
 import { type ExecutionContext, Logger, SetMetadata } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
-import type { Request } from 'express';
-import { bearerOf } from '../auth/admin.guard';
-import { partnerKeyOf } from '../auth/api-key.guard';
-import { hashKey } from '../auth/key-hashing';
 import { clientOf } from '../common/client-address';
+import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
 import type { Environment } from '../config/environment';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
-import { MetricsService } from './metrics.service';
+import { MetricsService } from '../observability/metrics.service';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 export type RateLimitKind = 'public' | 'dispute' | 'changes' | 'admin';
@@ -28,27 +25,21 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
 /**
- * The credential a dispute or admin budget is kept for, as the guards read it ("bearer", more
- * spaces: no new budget); undefined when none is sent. Such a request has no budget: its guard
- * answers it 4010 or 4012 at once, without a lookup. (All of them once shared one budget, so
- * other clients' requests without a key turned a 4010 into a 4290.)
+ * The public budget per client IP (as Express's `trust proxy` sees it), the others per
+ * credential, by the hash AuthGuard read once (RequestContext.credential).
  */
-function credentialOf(req: Request, kind: RateLimitKind): string | undefined {
-  if (kind === 'dispute' || kind === 'changes') return partnerKeyOf(req);
-  if (kind === 'admin') return bearerOf(req) ?? (req.header('authorization')?.trim() || undefined);
-  return undefined;
-}
-
-/** The public budget per client IP (as Express's `trust proxy` sees it), the others per credential, hashed. */
-function trackerOf(req: Request, kind: RateLimitKind): string {
+function trackerOf(req: ServiceRequest, kind: RateLimitKind): string {
   if (kind === 'public') return `ip:${clientOf(req)}`;
-  return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${hashKey(credentialOf(req, kind) ?? '')}`;
+  return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${req.context.credential!.hash}`;
 }
 
-/** No budget for routes of no kind (health, metrics), nor for requests without the credential theirs needs. */
+/**
+ * No budget for routes of no kind (health, metrics), nor for requests without a credential where
+ * theirs needs one: AuthGuard answers them 4010 or 4012 at once, without a lookup.
+ */
 function exempt(context: ExecutionContext): boolean {
   const kind = kindOf(context);
-  return kind === undefined || (kind !== 'public' && credentialOf(context.switchToHttp().getRequest<Request>(), kind) === undefined);
+  return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);
 }
 
 const STORE_FAILURE_LOG_INTERVAL_MS = 60_000;
@@ -91,7 +82,7 @@ export async function rateLimitOptions(config: ConfigService<Environment, true>,
         ttl: RATE_LIMIT_WINDOW_MS,
         limit: (context) => perMinute[kindOf(context)!],
         skipIf: exempt,
-        getTracker: (req, context) => trackerOf(req as Request, kindOf(context)!),
+        getTracker: (req, context) => trackerOf(req as ServiceRequest, kindOf(context)!),
         // One budget per tracker across the routes of its kind (an admin credential's 600 a minute
         // cover every admin route); the tracker is already an IP or a hash, prefixed by its kind.
         generateKey: (_context, tracker, name) => `${name}:${tracker}`,

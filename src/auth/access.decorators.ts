@@ -1,0 +1,36 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import type { ServiceRequest } from '../common/request-context';
+import { ADMIN_KEY_SCHEME, PARTNER_KEY_SCHEME } from '../openapi/api-docs';
+import type { AdminRole } from './admin-role';
+import type { AuthenticatedPartner } from './partner-keys.service';
+import type { AdminActor } from './reviewers.service';
+
+export const ACCESS = 'auth:access';
+
+/** Who may call a route, as AuthGuard reads it. */
+export type Access = { credential: 'none' } | { credential: 'partner-key' } | { credential: 'admin'; role: AdminRole };
+
+/** The route takes no credential. */
+export const Public = () => SetMetadata(ACCESS, { credential: 'none' } satisfies Access);
+
+/** The route needs a partner `x-api-key`; the OpenAPI document shows it under that scheme. */
+export const PartnerKey = () =>
+  applyDecorators(SetMetadata(ACCESS, { credential: 'partner-key' } satisfies Access), ApiSecurity(PARTNER_KEY_SCHEME));
+
+/**
+ * The route needs an admin `Authorization: Bearer` credential with at least this role:
+ * `reviewer` routes are open to both roles, `admin` routes to admins only.
+ */
+export const Admin = (role: AdminRole) =>
+  applyDecorators(SetMetadata(ACCESS, { credential: 'admin', role } satisfies Access), ApiBearerAuth(ADMIN_KEY_SCHEME));
+
+/** The partner authenticated for this request. */
+export const CurrentPartner = createParamDecorator(
+  (_: unknown, context: ExecutionContext): AuthenticatedPartner => context.switchToHttp().getRequest<ServiceRequest>().context.partner!,
+);
+
+/** The admin caller of this request. */
+export const CurrentActor = createParamDecorator(
+  (_: unknown, context: ExecutionContext): AdminActor => context.switchToHttp().getRequest<ServiceRequest>().context.actor!,
+);
