@@ -94,7 +94,8 @@ export function sessionDefaults(statementTimeoutMs: number): string {
     `EXECUTE format('ALTER ROLE %I IN DATABASE %I SET ${name} = %L', current_user, current_database(), '${ms}ms');`,
     `SET ${name} = '${ms}ms';`,
   ]);
-  return `DO $$ BEGIN ${statements.join(' ')} END $$`;
+  // Instances starting at once would both insert the role's first settings row (a unique violation).
+  return `DO $$ BEGIN PERFORM pg_advisory_xact_lock(7103, 3); ${statements.join(' ')} END $$`;
 }
 
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
