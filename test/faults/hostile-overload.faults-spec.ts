@@ -12,7 +12,7 @@ const POOL_SIZE = 2;
 // statement of the burst's first moments sometimes came back later than that: 44-134 x 5030.
 const CONNECT_TIMEOUT_MS = 300;
 // Enough that the last wait past CONNECT_TIMEOUT_MS however fast the host files (each filing a millisecond or two).
-const FILINGS = 480;
+const FILINGS = 960;
 
 /**
  * More work than the database pool can take in time, with a database that answers: requests that
