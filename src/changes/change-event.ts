@@ -21,8 +21,6 @@ export interface LoggedChange {
 
 /** One poll's answer (change_log_poll). */
 export interface PolledChanges {
-  /** This poll sequenced what could be (it held the sequencer's lock). */
-  sequencer: boolean;
   head: string;
   /** The primary's position at the poll. */
   lsn: string;

@@ -26,10 +26,8 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
  */
 export const CHANGE_LOG_POLL_FUNCTION = `
   CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
-  DECLARE
-    sequencer boolean := pg_try_advisory_xact_lock(${SEQUENCER_LOCK});
   BEGIN
-    IF sequencer THEN
+    IF pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) THEN
       WITH pending AS (
         SELECT e.id, row_number() OVER (ORDER BY e.id) AS n FROM market_events e
         WHERE e.sequence IS NULL AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
@@ -43,7 +41,6 @@ export const CHANGE_LOG_POLL_FUNCTION = `
       FROM (SELECT max(sequence) AS last FROM sequenced) s WHERE s.last IS NOT NULL;
     END IF;
     RETURN json_build_object(
-      'sequencer', sequencer,
       'head', (SELECT last_sequence FROM change_log_head),
       'lsn', pg_current_wal_lsn()::text,
       'oldest_pending', (SELECT min(id) FROM market_events WHERE sequence IS NULL),

@@ -21,7 +21,7 @@ const RETENTION_INTERVAL_MS = 60 * 60_000;
 const RETENTION_BATCH = 10_000;
 /** How often a write waiting for the other instances to read its event asks how far they are. */
 const READERS_CHECK_MS = 5;
-/** How soon a write tries again to have its event sequenced when another instance held the sequencer. */
+/** How soon a write polls again while its event waits for its sequence. */
 const SEQUENCER_RETRY_MS = 2;
 /** How often a poll also says, in change_log_readers, that this instance reads (the other polls only read); at most a quarter of CHANGES_DEAF_AFTER_MS. */
 const READER_NOTE_EVERY_MS = 250;
@@ -53,8 +53,6 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private watchingReaders = false;
   private cursor: string | null = null;
   private lastPolledAt = Number.NEGATIVE_INFINITY;
-  /** When the last poll that held the sequencer's lock began. */
-  private sequencedAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
   private isLive = false;
   private timer: NodeJS.Timeout | undefined;
@@ -129,12 +127,14 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async written(source: string, slug: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);
-    // A poll that began after the commit and held the sequencer's lock gave the event its sequence
-    // (unless an older transaction still runs); another instance's poll may hold the lock meanwhile.
+    // Polls until every event up to the last committed one has its sequence: another instance's
+    // poll may hold the sequencer, or a transaction begun earlier still run (CHANGES_DEAF_AFTER_MS at most).
     const committed = performance.now();
+    const last = await this.repository.lastEventId().catch(() => null);
     for (;;) {
       const polled = await this.pollSoon().then(() => true, () => false);
-      if (!polled || this.sequencedAt >= committed || performance.now() - committed >= this.deafAfterMs || this.stopped) break;
+      const sequenced = this.pending === null || last === null || BigInt(this.pending.id) > BigInt(last);
+      if (!polled || sequenced || performance.now() - committed >= this.deafAfterMs || this.stopped) break;
       await sleep(SEQUENCER_RETRY_MS);
     }
     if (this.cursor !== null) await this.othersRead(BigInt(this.cursor));
@@ -205,7 +205,6 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       for (;;) {
         const applied = this.cursor;
         const polled = await this.repository.poll(noting ? this.reader : null, applied, this.cursor ?? AFTER_EVERYTHING, this.cursor === null ? 0 : POLL_LIMIT);
-        if (polled.sequencer) this.sequencedAt = Math.max(this.sequencedAt, started);
         this.cursor ??= polled.head;
         this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
