@@ -33,15 +33,9 @@ export class AuditTrail {
   ) {}
 
   /**
-   * Runs an admin write and appends its audit event; both commit or neither does. A repeat that
-   * changes nothing (revoking what is already revoked) appends none.
-   *
-   * The acting account is held until the write commits (hold_reviewer): a revocation waits for the writes in progress by that account, and a
-   * write that waited for a revocation finds its account revoked (4012). Once a revocation has
-   * answered, nothing the account does commits after it (the guard's lookup alone is a step
-   * earlier). Two admins revoking each other at once each hold their own account and wait for
-   * the other's: PostgreSQL ends one of the two transactions (a deadlock), which is run again
-   * and then finds its account revoked.
+   * Runs an admin write and appends its audit event (none for a no-op repeat); both commit or neither.
+   * The account is held until commit (hold_reviewer), so nothing commits after its revocation answers
+   * (4012); two admins revoking each other deadlock, and the retried one finds its account revoked.
    */
   async record<T>(actor: AuditActor, write: (tx: Transaction) => Promise<AuditedWrite<T>>): Promise<T> {
     let result: T;

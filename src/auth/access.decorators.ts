@@ -18,19 +18,14 @@ export const Public = () => SetMetadata(ACCESS, { credential: 'none' } satisfies
 export const PartnerKey = () =>
   applyDecorators(SetMetadata(ACCESS, { credential: 'partner-key' } satisfies Access), ApiSecurity(PARTNER_KEY_SCHEME));
 
-/**
- * The route needs an admin `Authorization: Bearer` credential with at least this role:
- * `reviewer` routes are open to both roles, `admin` routes to admins only.
- */
+/** The route needs an admin `Authorization: Bearer` credential of at least `role`: `reviewer` routes admit both roles. */
 export const Admin = (role: AdminRole) =>
   applyDecorators(SetMetadata(ACCESS, { credential: 'admin', role } satisfies Access), ApiBearerAuth(ADMIN_KEY_SCHEME));
 
-/** The partner authenticated for this request. */
 export const CurrentPartner = createParamDecorator(
   (_: unknown, context: ExecutionContext): AuthenticatedPartner => context.switchToHttp().getRequest<ServiceRequest>().context.partner!,
 );
 
-/** The admin caller of this request. */
 export const CurrentActor = createParamDecorator(
   (_: unknown, context: ExecutionContext): AdminActor => context.switchToHttp().getRequest<ServiceRequest>().context.actor!,
 );

@@ -59,10 +59,8 @@ export const REVIEWER_NAME_TAKEN = taken('a reviewer account or the master key h
 @Injectable()
 export class AuthRepository {
   /**
-   * The keys authenticated in one turn of the event loop are looked up by one statement (an
-   * index lookup each), dispatched once that turn's I/O is handled: one round trip and one pool
-   * connection for many requests. No memo: a key revoked a moment ago is refused. A statement
-   * that fails fails every lookup in it.
+   * Keys authenticated in one event-loop turn are looked up by one statement (setImmediate). No memo,
+   * so a key revoked a moment ago is refused; a failed statement fails every lookup in it.
    */
   private readonly holders = new DataLoader(
     async (hashes: readonly string[]) => {

@@ -1,9 +1,7 @@
 /**
- * A write made with a credential holds it until it commits (docs/architecture.md): hold_<kind>(id)
- * takes a shared transaction-level advisory lock on credential `id` and answers whether it is
- * still unrevoked; revoking_<kind>(id) takes the same lock exclusively, for its revocation.
- * VOLATILE: the check after the lock takes a snapshot of its own, so it sees a revocation that
- * committed while the lock waited. An id past 2^31 - 1 shares a lock with a smaller one.
+ * A write holds its credential until it commits (docs/architecture.md): hold_<kind> takes a shared lock
+ * and answers whether it is unrevoked, revoking_<kind> takes it exclusively. VOLATILE, so the check sees
+ * a revocation committed while the lock waited. An id past 2^31 - 1 shares a lock with a smaller one.
  */
 function credentialHold(kind: string, table: string, lockClass: number): string[] {
   const lock = `${lockClass}, (p_id % 2147483647)::int`;

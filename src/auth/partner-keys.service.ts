@@ -21,7 +21,6 @@ export interface IssuedKey {
 
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Partners and their API keys: creation, lookup by key, revocation, the admin listings. */
 @Injectable()
 export class PartnerKeysService {
   // When this process last wrote each key's last_used_at: the column is advisory, so it is
@@ -57,9 +56,8 @@ export class PartnerKeysService {
   }
 
   /**
-   * A new partner, source and name stored in NFC, and its first key: 4093 when another partner's
-   * source, or name, has the same skeleton (only this check reads sources as people do: lookups
-   * compare them as stored).
+   * A new partner (source and name in NFC) with its first key: 4093 when another's source or name has
+   * the same skeleton. Only this check reads sources as people do; lookups compare them as stored.
    */
   async createPartner(tx: Transaction, givenSource: string, givenName: string): Promise<{ partner: Partner } & IssuedKey> {
     const [source, name] = [toStored(givenSource), toStored(givenName)];

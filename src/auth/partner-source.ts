@@ -8,7 +8,6 @@ export function normalizeSource(raw: string): string {
   return raw.trim();
 }
 
-/** The partner source in a path. */
 export const ApiSourceParam = () =>
   ApiParam({
     name: 'source',

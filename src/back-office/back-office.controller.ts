@@ -6,9 +6,8 @@ import { RawResponse } from '../common/raw-response.decorator';
 import { PageAssets } from './page-assets';
 
 /**
- * The back office web page (contract §6): an HTML page, its script and its stylesheet, served
- * through the same pipeline as the API (request id, logs, metrics) but outside the envelope.
- * Everything it shows comes from the admin API, called by the page with the reviewer's key.
+ * The back office page (contract §6), served through the API's pipeline (request id, logs, metrics)
+ * but outside the envelope; all it shows comes from the admin API, called with the reviewer's key.
  */
 @ApiExcludeController()
 @RawResponse()

@@ -4,9 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * The page's own policy, stricter than the API's helmet default (which allows inline styles
- * and `https:` fonts): its script and stylesheet come from this service, nothing is inline,
- * it talks to this service only, and no other site may frame it.
+ * The page's own CSP, stricter than the API's helmet default (which allows inline styles and `https:`
+ * fonts): everything from this service, nothing inline, and no other site may frame it.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -29,9 +28,8 @@ export const PAGE_FILES = {
 export type PageFile = keyof typeof PAGE_FILES;
 
 /**
- * Where the bundle is: beside this module once compiled (dist/back-office/assets). Jest runs
- * the TypeScript sources as ES modules, where __dirname does not exist; the browser suites
- * build the bundle into the same dist/ folder of the working tree first.
+ * Beside this module once compiled; Jest runs the sources as ES modules without __dirname, so there
+ * the working tree's dist/ (which the browser suites build first).
  */
 export function bundleFolder(): string {
   return typeof __dirname === 'string' ? join(__dirname, 'assets') : join(process.cwd(), 'dist', 'back-office', 'assets');

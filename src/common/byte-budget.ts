@@ -2,12 +2,8 @@
 export type BudgetRefusal = 'client' | 'process';
 
 /**
- * Bytes a process holds at once for its clients (`total`): request bodies being read, answers
- * waiting to be read. One client address may count on a quarter of the total (never less than
- * `minShare`), and hold more only while the process holds less than half: a burst from one
- * client is refused only when others may need the room, and one address never holds more than
- * half. Without the share, one address trickling ~130 large bodies held the whole body budget
- * until their deadline, and every other client's bodies were refused meanwhile.
+ * Bytes held at once for all clients (bodies being read, answers not yet read). One address gets a
+ * quarter (at least `minShare`), more only while under half is held: one client cannot starve the rest.
  */
 export class ByteBudget {
   readonly perClient: number;
@@ -45,7 +41,6 @@ export class ByteBudget {
     this.heldInAll += size;
   }
 
-  /** Gives back `size` bytes `client` took or held. */
   give(client: string, size: number): void {
     const left = (this.heldBy.get(client) ?? 0) - size;
     if (left > 0) this.heldBy.set(client, left);

@@ -3,12 +3,8 @@ import type { Request } from 'express';
 import type { ServiceRequest } from './request-context';
 
 /**
- * The client a request counts against in the per-client limits (rate limits, failed
- * authentications, the shares of the body and answer budgets): its IP as Express's
- * `trust proxy` reads it (the right-most address that is not a trusted proxy), parsed and
- * canonical, never header text. An IPv6 client counts by its /64, the block one host is usually
- * given; an IPv4-mapped one as IPv4. An entry that is not an address (a proxy passed on what a
- * client wrote) counts as the connection's peer, the last hop that is known.
+ * The key of the per-client limits: req.ip as `trust proxy` resolves it, parsed, never header text.
+ * IPv6 counts by its /64 (one host's usual block). A non-address (relayed client text) counts as the peer.
  */
 export function clientOf(req: Request): string {
   const context = (req as Partial<ServiceRequest>).context;

@@ -3,10 +3,7 @@ import unhomoglyph from 'unhomoglyph';
 
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
-/**
- * The UTS #39 skeleton of `text` (NFD, default-ignorables removed, Unicode's confusables.txt as
- * unhomoglyph has it, NFD), for comparison only: texts that read the same have equal skeletons.
- */
+/** The UTS #39 skeleton of `text`, for comparison only: texts that read the same have equal skeletons. */
 export function skeleton(text: string): string {
   // Of the NFKC form (NFKD is its NFD): the data maps fullwidth ｌ to l but has no entry for ｍ.
   return unhomoglyph(text.normalize('NFKD').replace(DEFAULT_IGNORABLE, '')).normalize('NFD');

@@ -3,20 +3,13 @@ import { ApiError, ErrorCatalogue } from './error-catalogue';
 /** A page's size when the query names none (contract §4). */
 export const DEFAULT_PAGE_SIZE = 50;
 
-/**
- * What a cursor looks like: up to 12 base-36 digits, so that every token of this form names an
- * id a bigint column holds (36^12 < 2^63), and the OpenAPI document can say exactly which
- * tokens are valid.
- */
+/** At most 12 base-36 digits: every such token fits a bigint id (36^12 < 2^63), and the OpenAPI document can say so. */
 export const CURSOR_PATTERN = '^[0-9a-z]{1,12}$';
 const CURSOR = new RegExp(CURSOR_PATTERN);
 /** What a token that is no cursor of this service is told (after the field's name). */
 export const NOT_A_CURSOR = 'is not a cursor this service issued';
 
-/**
- * Keyset cursors: a token naming the last row id a page showed, in base 36. Clients pass back
- * the `next_cursor` they were given and build none; stable because ids never change.
- */
+/** A keyset cursor: the page's last row id in base 36. Clients only pass back `next_cursor`; ids never change. */
 export function encodeCursor(lastId: string | number | bigint): string {
   return BigInt(lastId).toString(36);
 }

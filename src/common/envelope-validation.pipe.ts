@@ -6,10 +6,7 @@ import { Problems, shown } from './problems';
 /** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
 export const MAX_FIELD_DEPTH = 16;
 
-/**
- * One problem per offending field, the most telling: a missing field is only "required", and a
- * field wrong as a whole (not an array of objects, say) is not described again by its parts.
- */
+/** One problem per offending field, the most telling: "required" alone, or the whole field without its parts. */
 function describe(errors: ValidationError[], problems: Problems, parent = ''): void {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
@@ -50,11 +47,9 @@ function fieldsOf(type: Function): DtoFields {
 }
 
 /**
- * Inspects one field's value, iteratively (class-transformer walks it recursively: thousands of
- * levels overflowed the stack): false when it nests deeper than MAX_FIELD_DEPTH. In a field of
- * nested DTOs (`proofs`), a member named like one of Object.prototype's (`__proto__`,
- * `constructor`, `toString`, ...) is an unknown field: class-transformer drops it without a word,
- * so that whitelisting never sees it. (Elsewhere, e.g. in `submitted_at`, any value goes.)
+ * False past MAX_FIELD_DEPTH, checked iteratively since class-transformer's recursion overflows the
+ * stack. In nested DTO fields, Object.prototype names (`__proto__`, `toString`) are reported here:
+ * class-transformer drops them silently, so whitelisting never sees them.
  */
 function withinDepth(name: string, value: unknown, nested: boolean, problems: Problems): boolean {
   const pending: [unknown, number, string][] = [[value, 0, name]];
@@ -80,12 +75,8 @@ class RuleViolations {
 }
 
 /**
- * The global validation pipe, linear in the size of what is sent: DTO bodies must be JSON
- * objects (else 4001; no body or an empty one is no JSON object either, except for a route that
- * takes none: NoBody); one 4000 names the offending fields (the first ten, and how many more);
- * unknown fields are refused, also on routes that take no query or no body (NoQuery, NoBody).
- * A body of thousands of unknown fields is refused from a set lookup per member, before
- * class-transformer and class-validator see it.
+ * The global validation pipe, linear in the input: bodies must be JSON objects (4001, but see NoBody);
+ * unknown fields are refused by set lookup before class-transformer sees them; one 4000 lists the problems.
  */
 @Injectable()
 export class EnvelopeValidationPipe extends ValidationPipe {

@@ -5,10 +5,7 @@ import { type SuccessEnvelope, successEnvelope, successEnvelopeJson } from './en
 import { JsonText } from './json-text';
 import { isRawResponse } from './raw-response.decorator';
 
-/**
- * Wraps a handler's return value in the success envelope (splicing in `data` that is already
- * serialized, a JsonText).
- */
+/** Wraps a handler's result in the success envelope; a JsonText is spliced in as serialized. */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

@@ -12,17 +12,12 @@ function bodyParserFailure(error: unknown): { type?: string; status?: number } |
   return { type: typeof type === 'string' ? type : undefined, status: typeof status === 'number' ? status : undefined };
 }
 
-/** What classifying a failure asks of the running instance. */
 export interface FailureContext {
   /** A database failure that is this instance's overload, not the database's (DatabaseActivity). */
   isOverload(error: unknown): boolean;
 }
 
-/**
- * The one place that classifies a failure: anything thrown while serving a request (body
- * parser, validation, the framework, the database, a bug) becomes a catalogued ApiError.
- * `unexpected: true` marks the failures that must be logged as bugs (5000).
- */
+/** The one place anything thrown while serving becomes a catalogued ApiError; `unexpected` marks bugs to log (5000). */
 export function toApiError(error: unknown, context?: FailureContext): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const expected = (entry: (typeof ErrorCatalogue)[keyof typeof ErrorCatalogue], detail?: string) => ({

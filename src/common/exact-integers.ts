@@ -1,10 +1,6 @@
 const NUMBER_LITERAL = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/**
- * Whether a JSON number literal names an integer exactly: once its exponent is applied, no digit
- * after the decimal point is other than 0 (`7`, `7.0`, `7e0` and `0.7e1` do; `7.000000000000000001`
- * does not, although JSON.parse reads it as 7).
- */
+/** Whether a JSON number literal is exactly an integer: `7.0` and `0.7e1` are; `7.000000000000000001` is not (JSON.parse reads 7). */
 export function isIntegerLiteral(source: string): boolean {
   const match = NUMBER_LITERAL.exec(source);
   if (!match) return false;
@@ -14,11 +10,7 @@ export function isIntegerLiteral(source: string): boolean {
   return point >= digits.length || /^0*$/.test(digits.slice(Math.max(0, point)));
 }
 
-/**
- * A JSON.parse reviver: a number that JSON.parse rounded to an integer from a literal that is not
- * one (`0.99999999999999999999` is read as 1) becomes NaN. Every other value is as JSON.parse read
- * it. The literal is the reviver's `context.source` (Node 21 and later).
- */
+/** JSON.parse reviver: an integer rounded from a non-integer literal becomes NaN (reads `context.source`, Node 21+). */
 export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || !Number.isInteger(value)) return value;
   const source = context?.source;
@@ -40,8 +32,8 @@ function holdsInteger(value: unknown): boolean {
 const isDigit = (code: number) => code >= 48 && code <= 57;
 
 /**
- * Whether JSON `text` writes a number with a fraction or an exponent. Outside strings, `.` only
- * appears in numbers, and `e` or `E` right after a digit only in a number's exponent.
+ * Whether JSON `text` writes a number with a fraction or an exponent: outside strings, `.` only
+ * appears in numbers, and `e` or `E` right after a digit only in an exponent.
  */
 export function writesFractionOrExponent(text: string): boolean {
   let inString = false;
@@ -57,12 +49,9 @@ export function writesFractionOrExponent(text: string): boolean {
 }
 
 /**
- * `parsed` (JSON.parse's reading of `text()`), with every integer that JSON.parse rounded from a
- * literal that is not one made NaN, so that a field wanting an integer refuses it (4000) instead of
- * taking another value (market 1) for it. Only a body holding an integer, and a number written
- * with a fraction or an exponent, is read again, with exactIntegers; one nested too deeply for a
- * reviver (whose recursion overflows the stack in the thousands of levels) is left as read: the
- * validation pipe refuses it for its depth.
+ * `parsed` with every integer JSON.parse rounded from a non-integer literal made NaN, so an integer
+ * field refuses it (4000) rather than take another value. Re-parses only when needed; input too deep
+ * for a reviver's recursion is left as read (the validation pipe refuses it for depth).
  */
 export function withExactIntegers(parsed: unknown, text: () => string): unknown {
   if (!holdsInteger(parsed)) return parsed;

@@ -1,7 +1,4 @@
-/**
- * A handler's `data` already serialized as JSON: the envelope interceptor splices it into the
- * envelope as it is, so a record served many times is serialized once (the public record cache).
- */
+/** A handler's `data` already serialized: spliced into the envelope as is, so a cached record is serialized once. */
 export class JsonText {
   constructor(readonly json: string) {}
 

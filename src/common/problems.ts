@@ -12,10 +12,7 @@ export function shown(name: string): string {
   return name.length > SHOWN_NAME_LENGTH ? `${name.slice(0, SHOWN_NAME_LENGTH)}…` : name;
 }
 
-/**
- * The problems found in an input, for one 4000: the first LISTED_PROBLEMS worded, the rest only
- * counted, so that `detail` stays short whatever was sent.
- */
+/** The problems of one input, for one 4000: the first LISTED_PROBLEMS worded, the rest counted, so `detail` stays short. */
 export class Problems {
   private readonly listed: string[] = [];
   private unlisted = 0;

@@ -1,10 +1,7 @@
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/**
- * For the OpenAPI document, beside `format: date-time`: RFC 3339 also has year 0000, which no
- * timestamp here can hold. (An offset can still move a year-0001 or year-9999 time out of range.)
- */
+/** For the OpenAPI document beside `format: date-time`: RFC 3339 allows year 0000, which no timestamp here holds. */
 export const YEARS_0001_TO_9999 = '^(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-';
 
 /** The instant an RFC 3339 timestamp names (any number of fraction digits, kept to the millisecond), or undefined if `value` is not one. */

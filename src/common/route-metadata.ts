@@ -1,9 +1,8 @@
 import type { ExecutionContext } from '@nestjs/common';
 
 /**
- * A reader of one route metadata key (set on the handler, else on its controller), as
- * Reflector.getAllAndOverride reads it, remembered per handler: the guards, the rate limits and
- * the envelope interceptor ask on every request, and the answer never changes.
+ * Reads one route metadata key (handler, else controller) as Reflector.getAllAndOverride does,
+ * cached per handler: guards and interceptors ask on every request and the answer never changes.
  */
 export function routeMetadata<T>(key: string): (context: ExecutionContext) => T | undefined {
   const known = new WeakMap<Function, { value: T | undefined }>();

@@ -8,10 +8,8 @@ import { parseRfc3339 } from './rfc3339';
 /** Trims string input; leaves other types for the validators to reject. */
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
-// For the OpenAPI document, text as the rules below accept it, as patterns: no NUL and no
-// unpaired surrogate, and something left once trimmed (a variation selector alone is something,
-// as it is for TextLength). Stricter than the rules at one edge only (a length is counted before
-// trimming), never looser.
+// The rules below as patterns, for the OpenAPI document: no NUL or unpaired surrogate, something left
+// once trimmed. Never looser than the rules; stricter only in that length counts before trimming.
 const STORABLE = '[^\\u0000\\uD800-\\uDFFF]';
 const counted = (excluded: string) => `[^${excluded}\\u0000\\uD800-\\uDFFF]`;
 /** Storable text with something in it once trimmed. */
@@ -21,13 +19,9 @@ export const SLUG_PATTERN = `^${STORABLE}*${counted('\\s/')}${STORABLE}*$`;
 /** Storable text that is not empty, taken as it is (not trimmed). */
 export const NON_EMPTY_PATTERN = `^${STORABLE}*${counted('')}${STORABLE}*$`;
 
-// Characters that do not show, or that reorder what follows them: in the Basic Multilingual
-// Plane, every control (Cc), format character (Cf), line or paragraph separator and
-// default-ignorable code point: the soft hyphen, zero-width characters and joiners, direction
-// marks, embeddings, overrides and isolates, Hangul fillers, variation selectors, the byte
-// order mark. Two names that differ only by them look the same. (A unit test holds the list to
-// those Unicode properties; planes above the first are left out, as a pattern without the `u`
-// flag could not name them.)
+// Characters that do not show or that reorder text (Cc, Cf, line/paragraph separators, default
+// ignorables): names differing only by them look the same. BMP only, as a pattern without the `u`
+// flag cannot name the rest; a unit test holds the list to those Unicode properties.
 const INVISIBLE =
   '\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u115F\\u1160' +
   '\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFFB';
@@ -38,11 +32,7 @@ export const NAME_PATTERN = `^${VISIBLE}*${counted(`\\s${INVISIBLE}`)}${VISIBLE}
 /** A new market's slug, which partners type: as SLUG_PATTERN, and no invisible character. */
 export const NEW_SLUG_PATTERN = `^${VISIBLE}*${counted(`\\s/${INVISIBLE}`)}${VISIBLE}*$`;
 
-/**
- * A required string, trimmed, then 1 to `max` characters long (4000 otherwise); the OpenAPI
- * document states the same bounds. A `name` (what records who acted) has no invisible
- * character either.
- */
+/** A required string, trimmed, then 1 to `max` characters (4000 otherwise); a `name` (who acted) also has no invisible character. */
 export function RequiredText(max: number, { name = false } = {}): PropertyDecorator {
   const message = `$property must be a non-empty string of at most ${max} characters`;
   return applyDecorators(
@@ -88,11 +78,7 @@ export function codePoints(value: string): number {
 /** Whether `value` holds at most `max` characters as the OpenAPI document counts them (codePoints). */
 export const isWithinLength = (value: string, max: number) => value.length <= max || codePoints(value) <= max;
 
-/**
- * A string of `min` to `max` characters, counted in code points as the OpenAPI document's
- * minLength and maxLength are. (class-validator's Length skips variation selectors, so 4,000
- * times "😀\uFE0F" passed a cap of 4,000 at 12,000 UTF-16 units.)
- */
+/** `min` to `max` characters in code points, as the OpenAPI document counts (class-validator's Length skips variation selectors). */
 export function TextLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -112,7 +98,7 @@ export function TextLength(min: number, max: number, options?: ValidationOptions
 }
 
 // U+0000, or a UTF-16 surrogate without its pair (JSON can carry "\ud800"): text PostgreSQL cannot
-// hold (the write failed with 5000) or would silently store as U+FFFD.
+// hold, or would silently store as U+FFFD.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** A string PostgreSQL stores exactly as given: no NUL character, no unpaired surrogate. */
@@ -129,11 +115,7 @@ export function StorableText(): PropertyDecorator {
   });
 }
 
-/**
- * A pattern (regular expression source) for the decimal integers 1 to `max`, without leading
- * zeros unless `leadingZeros`: what the OpenAPI document says of an id sent as a string of
- * digits (with ID_DIGITS_MAX as its maxLength, the strings toSafeId reads).
- */
+/** A pattern for the decimal integers 1 to `max`: what the OpenAPI document says of ids sent as digit strings. */
 export function decimalsUpTo(max: number, { leadingZeros = false } = {}): string {
   const digits = String(max);
   const alternatives = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
@@ -153,10 +135,7 @@ export function decimalsUpTo(max: number, { leadingZeros = false } = {}): string
 export const ID_DIGITS_MAX = 20;
 const ID_DIGITS = new RegExp(`^[0-9]{1,${ID_DIGITS_MAX}}$`);
 
-/**
- * A positive int64 id that JavaScript holds exactly: a JSON integer or a string of digits
- * (some clients send int64 as strings); anything above 2^53-1 is rejected, never rounded.
- */
+/** Ids come as JSON integers or digit strings (some clients send int64 so); above 2^53-1 isSafeId refuses, never rounds. */
 export const toSafeId = (value: unknown): unknown => (typeof value === 'string' && ID_DIGITS.test(value) ? Number(value) : value);
 
 /** Whether `value` is an id as IsSafeId accepts it (after ToSafeId). */

@@ -4,11 +4,8 @@ import { raw, sql, type Statement } from './sql';
 export const PAGE_BYTES = 256 * 1024;
 
 /**
- * A page query cut where its items pass PAGE_BYTES of JSON: `pageSql` selects `item` (JSON), the
- * row's `id` and the columns `orderBy` names (e.g. `id DESC`), ordered so and limited to one row
- * more than the page; the rows kept are those that begin before the budget is spent (so at least
- * one), and each tells how many the page query found. A hundred records of the longest texts the
- * API takes are ~9 MB: a few such pages at once took more than the heap.
+ * `pageSql` (selecting `item` JSON, `id` and the `orderBy` columns, limited to one row past the page) cut
+ * where its items pass PAGE_BYTES, keeping at least one row; each row carries the count found (`found`).
  */
 export function boundedPage<T>(pageSql: Statement, orderBy: string): Statement<PageRow<T>> {
   const order = raw(orderBy);
@@ -19,7 +16,6 @@ export function boundedPage<T>(pageSql: Statement, orderBy: string): Statement<P
   WHERE before < ${raw(String(PAGE_BYTES))} ORDER BY ${order}`;
 }
 
-/** A row of a boundedPage statement. */
 export interface PageRow<T> {
   id: string;
   item: T;

@@ -9,10 +9,9 @@ const DELAY_MS = 2000;
 const REFUSALS = /^(08P01|28|3D000|42501)/;
 
 /**
- * Connects (`connect()`) to the database at `url`, waiting for one that is not up yet (instances
- * often start beside it): one warning line per attempt, then a StartupError naming the database
- * (never its password) and the reason. A refusal by the database or a pooler in front of it (a
- * startup parameter it does not take, credentials, a database that does not exist) is not retried.
+ * Connects, waiting for a database not up yet (instances often start beside it), else a StartupError
+ * naming it (never its password). Refusals (credentials, no such database, a startup parameter a
+ * pooler rejects) are not retried.
  */
 export async function connectWithRetries<T>(url: string, connect: () => Promise<T>, warn: (message: string) => void): Promise<T> {
   const where = describeTarget(url);

@@ -84,9 +84,8 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
 export const IDLE_IN_TRANSACTION_MS = 30_000;
 
 /**
- * The statements that make the server time out the service's statements, lock waits and idle
- * transactions: defaults of its role in its database, which every session the role opens
- * gets (behind a pooler too), and the same for the session that sets them.
+ * The service's timeouts as its role's defaults in its database, so every session gets them, behind a
+ * pooler too; also SET for the session that runs this.
  */
 export function sessionDefaults(statementTimeoutMs: number): string {
   const settings = { statement_timeout: statementTimeoutMs, lock_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS };

@@ -43,10 +43,8 @@ const UNAVAILABLE_MESSAGES = [
 // then fails with one of these instead of the connection error itself.
 const UNAVAILABLE_TYPEORM_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
-// PostgreSQL's source file that sets up a new session: an error raised there means no session,
-// whatever its SQLSTATE (a database that accepts no connections is 55000, a state queries also
-// raise for mistakes of their own). pg reports the file with the error; it does not depend on
-// the server's language, as the messages above do.
+// PostgreSQL's session setup file: an error raised there means no session, whatever its SQLSTATE
+// (55000 is also raised by queries' own mistakes). Unlike the messages above, it is not localised.
 const SESSION_SETUP_FILE = 'postinit.c';
 
 interface DriverErrorLike {
@@ -81,7 +79,6 @@ export function isPoolWaitTimeout(error: unknown): boolean {
   return typeof message === 'string' && message.includes(POOL_WAIT_TIMEOUT);
 }
 
-/** True when the error is a unique violation of one of the named constraints or unique indexes. */
 export function isUniqueViolation(error: unknown, ...constraints: string[]): boolean {
   const driverError = driverErrorOf(error);
   return driverError?.code === '23505' && constraints.includes(driverError.constraint as string);

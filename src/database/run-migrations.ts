@@ -7,14 +7,9 @@ const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 
 /**
- * Applies pending migrations, then `functions` (each CREATE OR REPLACE, in dependency order),
- * under a PostgreSQL advisory lock, so instances starting together against an empty database
- * take turns instead of racing on CREATE TABLE. The lock is polled (not awaited in one
- * statement) so the pool's query timeout never fires while another instance is migrating.
- *
- * A function's current definition lives beside the code that calls it, listed in src/schema.ts:
- * the database then always has the release's definitions. Migrations create the tables and
- * drop what a function no longer needs (an overload whose signature changed).
+ * Applies pending migrations, then `functions` (src/schema.ts; CREATE OR REPLACE, so the database has
+ * this release's definitions), under an advisory lock so instances starting together take turns.
+ * The lock is polled so the pool's query timeout never fires while another instance migrates.
  */
 export async function runMigrationsExclusively(dataSource: DataSource, functions: readonly string[]): Promise<string[]> {
   return exclusively(dataSource, async () => {
@@ -26,7 +21,6 @@ export async function runMigrationsExclusively(dataSource: DataSource, functions
   });
 }
 
-/** Reverts the last migration applied, under the same lock. */
 export function revertLastMigrationExclusively(dataSource: DataSource): Promise<void> {
   return exclusively(dataSource, () => dataSource.undoLastMigration({ transaction: 'each' }));
 }

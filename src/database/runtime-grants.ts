@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
 
 /**
- * The least the service's runtime role (DATABASE_URL's) needs, table by table: granted after the
- * migrations when another role applies them (DATABASE_DIRECT_URL's, the schema's owner). No
- * UPDATE, DELETE or TRUNCATE of the audit trail, no DDL; docs/operations.md lists the same.
+ * The least the runtime role (DATABASE_URL's) needs, granted after migrations when another role owns
+ * the schema: no UPDATE, DELETE or TRUNCATE of the audit trail, no DDL. docs/operations.md lists the same.
  */
 export const RUNTIME_GRANTS: Record<string, readonly string[]> = {
   partners: ['SELECT', 'INSERT'],

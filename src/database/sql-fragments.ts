@@ -1,5 +1,3 @@
-/** Pieces of SQL text that several modules' statements share. */
-
 /** RFC 3339, UTC, millisecond precision: the same text as JavaScript's toISOString(). */
 export const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

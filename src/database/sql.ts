@@ -34,7 +34,6 @@ export class Sql {
     @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
-  /** The rows of `statement`, within `tx` when given. */
   rows<Row extends QueryResultRow>(statement: Statement<Row>, tx?: Transaction): Promise<Row[]> {
     return this.run<Row>(tx?.client ?? this.pool, statement.text, statement.values);
   }
@@ -71,7 +70,6 @@ export class Sql {
     return { rows: await this.run(tx.client, text, values) };
   }
 
-  /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A connection that fails while checked out says so here (unheard, the event would end the

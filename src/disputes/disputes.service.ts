@@ -75,10 +75,8 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * submit_dispute, steps 3–6 of contract §2 and the writes, for `partner` (authenticated), under
-   * its idempotency key if it gave one (contract §8): one call of file_dispute
-   * (file-dispute.function.ts), which answers the outcome, the one remembered under the key
-   * included. Answered once this instance has the change (ChangeLog.written).
+   * submit_dispute (contract §2 steps 3–6; idempotency §8): one call of file_dispute, which decides the
+   * outcome. Answered once this instance has the change (ChangeLog.written).
    */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto, idempotency?: { key: string; requestHash: string }): Promise<FilingAnswer> {
     const filing = await this.repository.file({
@@ -101,9 +99,8 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Closes an open dispute with the review's decision, and its market with it (dispute
-   * open → closed, market disputed → closed), in `tx`. Exactly one of
-   * concurrent decisions wins: the dispute row is locked before it is checked (4092).
+   * Closes an open dispute and its market in `tx`. The dispute row is locked before it is checked, so
+   * exactly one of concurrent decisions wins (the others: 4092).
    */
   async recordDecision(tx: Transaction, disputeId: string, decision: Decision): Promise<void> {
     const dispute = await this.repository.lock(tx, disputeId);

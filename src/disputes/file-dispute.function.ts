@@ -2,12 +2,9 @@
 const IDEMPOTENCY_LOCK_CLASS = 7104;
 
 /**
- * submit_dispute's rule and writes, in one round trip: the partner's key held (revoked: 4011,
- * migration FairCredentialHolds); the idempotency key, when given, taken at once or refused
- * (another filing with it is in progress) and an answer remembered under it replayed; then
- * contract §2 steps 3 to 6 in their order on the locked market, the dispute, the market moved
- * to `disputed` and its event appended. It answers an explicit outcome, which the service maps
- * to a code and derives nothing from; the rule's outcomes are remembered under the key.
+ * submit_dispute in one round trip: hold the partner key (revoked: 4011), take or replay the idempotency
+ * key, then contract §2 steps 3–6 in order on the locked market. It answers an explicit outcome, which
+ * the service only maps to a code; the outcome is remembered under the key.
  */
 export const FILE_DISPUTE_FUNCTION = `
   CREATE OR REPLACE FUNCTION file_dispute(

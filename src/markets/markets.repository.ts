@@ -46,9 +46,8 @@ export interface MarketListPage {
 @Injectable()
 export class MarketsRepository {
   /**
-   * The records the cache misses in one turn of the event loop are read by one statement,
-   * dispatched once that turn's I/O is handled (setImmediate): one round trip and one execution
-   * for many misses. No memo: the cache and PublicRecords' shared reads decide what is read.
+   * Cache misses of one event-loop turn are read by one statement, dispatched after that turn's I/O
+   * (setImmediate). No memo: the cache and PublicRecords' shared reads decide what is read.
    */
   private readonly publicReads = new DataLoader((queries: readonly PublicMarketQuery[]) => this.readPublicMarkets(queries), {
     cache: false,
@@ -64,9 +63,8 @@ export class MarketsRepository {
   }
 
   /**
-   * One pair by the one-record statement; several as two arrays of one length, each row carrying
-   * its pair's position (`at`, from 1), an index lookup per pair: planned for the pairs given,
-   * it pays only for two or more.
+   * Several pairs by one unnest join, each row tagged with its pair's position (`at`, from 1); a lone
+   * pair by the plain statement, as the unnest plan only pays for two or more.
    */
   private async readPublicMarkets(queries: readonly PublicMarketQuery[]): Promise<MarketItem[][]> {
     const rows =
@@ -82,10 +80,7 @@ export class MarketsRepository {
     return found;
   }
 
-  /**
-   * Newest first, by id: keyset pagination on the primary key stays stable while markets are
-   * created. One page (at most PAGE_BYTES of it), plus whether more follow.
-   */
+  /** Newest first by id, a keyset stable while markets are created; at most PAGE_BYTES, and whether more follow. */
   async listPage(page: MarketListPage): Promise<{ markets: MarketItem[]; hasMore: boolean }> {
     const { source = null, status = null, beforeId = null } = page;
     const slugLike = page.slugContains === undefined ? null : likeContaining(page.slugContains);

@@ -11,11 +11,7 @@ export interface PublicMarketQuery {
 
 const KNOWN_PARAMETERS = new Set(['slug', 'source']);
 
-/**
- * Validates get_public_market's query string: 4100 without a slug, 4101 without a source,
- * then 4000 naming the other problems (a repeated parameter, an over-long value, an unknown
- * parameter: the first ten, and how many more).
- */
+/** Validates get_public_market's query: 4100 without a slug, 4101 without a source, then one 4000 naming the rest. */
 export function parsePublicMarketQuery(query: Record<string, unknown>): PublicMarketQuery {
   const problems = new Problems();
   const slug = readText(query.slug, 'slug', SLUG_MAX_LENGTH, normalizeSlug, problems);
@@ -48,7 +44,7 @@ function readText(
     problems.add(`${name} must be at most ${maxLength} characters`);
     return undefined;
   }
-  // PostgreSQL text cannot hold U+0000 (the query failed with 5000); no market has one.
+  // PostgreSQL text cannot hold U+0000; no market has one.
   if (!isStorableText(normalized)) {
     problems.add(`${name} must not contain NUL characters`);
     return undefined;

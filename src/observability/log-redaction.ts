@@ -10,9 +10,8 @@ const CREDENTIAL_NAME = /token|key|secret|pass|pwd|auth|sig|session|credential|b
 const ISSUED_SECRET = /\b(?:so[ak]_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=_-]{16,})/g;
 
 /**
- * URLs as log lines carry them: the values of credential-named query parameters, anything in
- * the format of an issued key or secret, and the master key, redacted; then cut to
- * MAX_LOGGED_URL characters. A client's secret, however sent, never reaches a log line.
+ * URLs as logged: credential-named query values, issued-key-shaped text and the master key redacted,
+ * then cut to MAX_LOGGED_URL, so a client's secret never reaches a log line however it was sent.
  */
 export class LogRedaction {
   private readonly masterKeys: string[];
@@ -28,7 +27,6 @@ export class LogRedaction {
     return safe.length <= MAX_LOGGED_URL ? safe : `${safe.slice(0, MAX_LOGGED_URL)}...(${safe.length - MAX_LOGGED_URL} more characters)`;
   }
 
-  /** `text` with issued secrets and the master key redacted. */
   text(text: string): string {
     let safe = text.replace(ISSUED_SECRET, REDACTED);
     for (const key of this.masterKeys) safe = safe.replaceAll(key, REDACTED);

@@ -38,12 +38,9 @@ function levelOf(req: Request, res: Response): LevelWithSilent {
 }
 
 /**
- * Every request, once it is answered (or its client leaves first), is counted and timed in the
- * metrics by method, route and envelope code, and written by pino-http as one JSON line: the
- * request id (= x-request-id), method, redacted URL, the connection's peer address and the
- * client's (what the limits count against), route, code (499 when the client left before any
- * answer), who called, HTTP status (none when nothing was sent), duration, and for a 5030 or a
- * 5031 of the pool what the database or the driver said (`failure`). Headers are never logged.
+ * Every request, once answered or abandoned, is counted and timed by method, route and envelope code,
+ * and logged as one pino-http JSON line (redacted URL, peer and client, route, code, caller, duration,
+ * `failure` for a 5030 or a pool 5031). Headers are never logged.
  */
 @Injectable()
 export class RequestObservationMiddleware implements NestMiddleware {

@@ -88,10 +88,8 @@ export function setUpApiDocs(app: INestApplication): void {
 }
 
 /**
- * Mounts the API docs when Nest initializes the application: Nest calls onModuleInit once it
- * has registered the middleware and the controllers' routes, and before its not-found handler.
- * Mounted earlier (as the application is created), the docs were answered ahead of the
- * middleware: without a request id or a log line.
+ * Mounts the API docs in onModuleInit: after Nest registers middleware and routes and before its
+ * not-found handler, so docs requests get a request id and a log line like any other.
  */
 @Injectable()
 export class ApiDocsRoutes implements OnModuleInit {

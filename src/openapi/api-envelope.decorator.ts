@@ -5,10 +5,8 @@ import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
 /**
- * Codes any enveloped route can answer with, whatever it does: a request's head may be too
- * large (4130), and every route is rate limited and shed when the instance is full. Bodies are
- * read on POST routes only (their lists name 4001): one sent with a GET or DELETE is not read,
- * as RFC 9110 gives it no meaning there.
+ * Codes any enveloped route can answer: an oversized head (4130), rate limits, shedding. Bodies are
+ * read on POST routes only (their lists name 4001): RFC 9110 gives a GET or DELETE body no meaning.
  */
 const ALWAYS: ErrorName[] = ['PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'SERVER_BUSY'];
 
@@ -36,10 +34,7 @@ function successEnvelopeSchema(data: Type<unknown>) {
   };
 }
 
-/**
- * Documents an enveloped route: HTTP 200 always, with either the success envelope carrying
- * `data` or the error envelope, and the catalogue codes this route can answer with.
- */
+/** Documents an enveloped route: always HTTP 200, the success or error envelope, and the catalogue codes it can answer. */
 export function ApiEnvelope(data: Type<unknown>, summary: string, errors: ErrorName[]) {
   const codes = [...new Set([...errors, ...ALWAYS])].map((name) => `\`${ErrorCatalogue[name].code}\` ${ErrorCatalogue[name].msg}`);
   return applyDecorators(

@@ -4,10 +4,8 @@ type Schema = Record<string, unknown>;
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * OpenAPI 3.0's `nullable: true` beside `allOf`/`$ref` allows no null (the referenced schema
- * still applies), so clients read a nullable object such as `decision` as always present. The
- * document is served as OpenAPI 3.1, where null is a type: `type: [t, 'null']`, or
- * `oneOf: [schema, {type: 'null'}]` around a reference.
+ * OpenAPI 3.0's `nullable` beside `allOf`/`$ref` admits no null, so clients read `decision` as always
+ * present. In 3.1, null is a type: `type: [t, 'null']`, or `oneOf: [schema, {type: 'null'}]` around a reference.
  */
 function nullableAsType(schema: Schema): void {
   if (schema.nullable !== true) return;
@@ -23,7 +21,6 @@ function nullableAsType(schema: Schema): void {
   }
 }
 
-/** Applies `visit` to every schema object under `node`, nested ones included. */
 function eachSchema(node: unknown, visit: (schema: Schema) => void): void {
   if (Array.isArray(node)) return node.forEach((item) => eachSchema(item, visit));
   if (!isObject(node)) return;
@@ -42,10 +39,8 @@ function referencedNames(node: unknown, found = new Set<string>()): Set<string> 
 }
 
 /**
- * The last touches to the document @nestjs/swagger builds, each saying what the service does
- * and the decorators cannot: null as a type (OpenAPI 3.1); request bodies refuse unknown
- * members, as the validation pipe does (`additionalProperties: false`, nested DTOs included);
- * routes without credentials say so (`security: []`).
+ * States what the service does and the decorators cannot: null as a type (3.1); request bodies refuse
+ * unknown members, nested DTOs included, as the validation pipe does; routes without credentials say so.
  */
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   document.openapi = '3.1.0';

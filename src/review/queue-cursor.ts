@@ -1,10 +1,7 @@
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import type { QueuePlace } from '../disputes/disputes.service';
 
-/**
- * The dispute queue's cursors name a place in it (open before closed, then id) as one number:
- * the id times two, plus one among the closed.
- */
+/** A place in the dispute queue (open before closed, then id) as one number: id × 2, plus 1 if closed. */
 export function encodeQueueCursor(last: { id: string | number; status: string }): string {
   return encodeCursor(BigInt(last.id) * 2n + (last.status === 'closed' ? 1n : 0n));
 }

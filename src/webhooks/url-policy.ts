@@ -16,10 +16,7 @@ export interface RefusedAddress {
   kind: string;
 }
 
-/**
- * Why a webhook may not connect to `address`, or null when it is a public unicast address.
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
- */
+/** Why a webhook may not connect to `address`, or null for public unicast (IPv4-mapped IPv6 judged as IPv4). */
 export function refusedAddress(address: string): RefusedAddress | null {
   if (!ipaddr.isValid(address)) return { address, kind: 'not an IP address' };
   const parsed = ipaddr.process(address);

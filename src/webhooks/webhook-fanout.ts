@@ -70,9 +70,8 @@ export class WebhookFanout implements ChangeListener {
   }
 
   /**
-   * Runs fan-outs while news came during the last one; FANOUT_GAP_MS apart after one that found
-   * events, so a stream of writes costs one a gap (a writer's news comes before its event has a
-   * sequence: a run that found none is followed at once).
+   * Runs fan-outs while news came during the last one, FANOUT_GAP_MS apart after one that found events;
+   * one that found none is followed at once, as a writer's news comes before its event has a sequence.
    */
   private async runWhileAsked(): Promise<void> {
     do {

@@ -10,10 +10,7 @@ export const generateSecret = (): string => `whsec_${randomBytes(SECRET_BYTES).t
 /** How long a rotated-out secret still signs, beside the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
 
-/**
- * The Standard Webhooks 1.0 headers of one attempt: `body` (exactly the bytes sent) signed with
- * each secret still valid, the signatures space-separated.
- */
+/** Standard Webhooks 1.0 headers of one attempt: `body` (the exact bytes sent) signed with each valid secret, space-separated. */
 export function signedHeaders(eventId: string, body: string, secrets: readonly string[], at = new Date()): Record<string, string> {
   return {
     'webhook-id': eventId,

@@ -1,7 +1,6 @@
 /**
- * The page's only way to build DOM: text goes in as text nodes (textContent), never as
- * markup, so a slug or reason holding HTML shows as the characters it is. There is no
- * innerHTML anywhere in the client.
+ * The page's only way to build DOM: text goes in as text nodes, never markup, so a slug holding HTML
+ * shows as the characters it is. There is no innerHTML anywhere in the client.
  */
 export type Child = Node | string | number | null | undefined | false;
 
@@ -108,10 +107,7 @@ export function button(label: string, onClick: (event: MouseEvent) => void, name
   return h('button', { class: 'secondary', attrs: { type: 'button', 'aria-label': name }, on: { click: onClick } }, label);
 }
 
-/**
- * `work` as a handler that runs it once at a time: a call while the last one is still at work is
- * ignored (no double writes), and a failure goes to `fail`.
- */
+/** `work` as a handler that runs once at a time: a call while it is at work is ignored (no double writes). */
 function oneAtATime(work: () => Promise<void>, fail: (error: unknown) => void): () => void {
   let busy = false;
   return () => {

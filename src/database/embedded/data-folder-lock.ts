@@ -22,9 +22,8 @@ export class DataFolderInUse extends StartupError {
 }
 
 /**
- * One server per data folder. The lock is a Unix socket this process listens on for its
- * whole life: the kernel closes it when the process ends, however it ends, so a lock is never
- * left behind by a killed server, and a live holder answers with its pid when asked.
+ * One server per data folder: a Unix socket listened on for the process's life. The kernel closes it
+ * however the process ends, so a killed server leaves no lock; a live holder answers with its pid.
  */
 export class DataFolderLock {
   private constructor(private readonly server: Server) {}

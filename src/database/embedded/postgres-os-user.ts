@@ -13,10 +13,7 @@ export interface OsUser {
 
 export const POSTGRES_OS_USER = 'postgres';
 
-/**
- * Who the embedded PostgreSQL runs as: this process's own user (null), or, when this process
- * is root, the OS user `postgres` (PostgreSQL refuses to run as root), created if missing.
- */
+/** Who the embedded PostgreSQL runs as: null (this process's user), or as root the OS user `postgres`, created if missing. */
 export async function postgresOsUser(log: (message: string) => void): Promise<OsUser | null> {
   if (process.getuid?.() !== 0) return null;
   const existing = await lookUp(POSTGRES_OS_USER);

@@ -18,11 +18,8 @@ const READY_LINE = 'database system is ready to accept connections';
 const CHILD_ENV = { LC_ALL: 'C', LANG: 'C', PATH: '/usr/bin:/bin' };
 
 /**
- * A cluster folder, and how PostgreSQL's programs are told where it is. Every program is started
- * inside it (this process, root when it runs them as another user, enters it before dropping to
- * that user). `entered`: its parents are closed to that user (a checkout under /root, any
- * mode-0700 folder), so the programs name it by their own working directory, `/proc/self/cwd`,
- * and never open a parent folder.
+ * A cluster folder; every program starts inside it. `entered`: its parents are closed to the OS user
+ * (e.g. under /root), so programs name it by `/proc/self/cwd` and never open a parent folder.
  */
 export interface ClusterFolder {
   path: string;
@@ -47,9 +44,8 @@ function spawnAs(program: string, args: string[], cluster: ClusterFolder, runAs:
 const dataDirectory = (cluster: ClusterFolder): string => (cluster.entered ? '/proc/self/cwd' : cluster.path);
 
 /**
- * Creates the cluster in `cluster` (an empty folder `runAs` owns; scram-sha-256 authentication,
- * UTF-8, C locale). initdb reads the superuser's password from its standard input,
- * `passwordFile`: a file open for reading that `runAs` may read, wherever it is.
+ * Creates the cluster (scram-sha-256, UTF-8, C locale) in an empty folder `runAs` owns. The password
+ * comes on stdin from `passwordFile`, an open fd `runAs` can read wherever the file is.
  */
 export async function initdb(program: string, cluster: ClusterFolder, passwordFile: number, runAs: OsUser | null): Promise<void> {
   const child = spawnAs(
@@ -123,10 +119,7 @@ export class PostgresProcess {
   }
 }
 
-/**
- * A postgres still running on `clusterDir` although no server holds the folder: left behind
- * by a server that was killed. Stops it and returns its pid (null when there was none).
- */
+/** Stops a postgres a killed server left running on `clusterDir`; returns its pid, or null if none. */
 export async function stopLeftover(clusterDir: string): Promise<number | null> {
   let pid: number;
   try {
@@ -176,7 +169,6 @@ function collect(child: ChildProcess, log?: (line: string) => void): () => strin
   return () => text;
 }
 
-/** The child's exit code, or 'timeout'. */
 function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | 'timeout'> {
   return new Promise((settle) => {
     const timer = setTimeout(() => settle('timeout'), timeoutMs);

@@ -14,11 +14,8 @@ export interface ReadTickets {
 }
 
 /**
- * The public record cache: the records of markets that exist, and apart from them, in a cache a
- * fifth of their size, the answers for markets that do not. Reads of ever new unknown markets
- * (a client sweeping guesses) push out only each other, never the records partners poll; an
- * unknown market asked again and again is still answered from memory. Both parts follow the
- * same rules (RecordCache): a change evicts the key from both.
+ * Records of existing markets, and apart, in a fifth of the room, answers for unknown ones: a client
+ * sweeping guesses evicts only its own misses, never the records partners poll. A change evicts both.
  */
 export class PublicRecordCache {
   private readonly found: RecordCache<JsonText>;

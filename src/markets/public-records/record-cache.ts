@@ -32,17 +32,9 @@ export interface ReadTicket {
 }
 
 /**
- * Records by key, pure: no I/O and no timers, only what it is told and its clock. Never serves
- * a value older than the last change it was told of:
- * - `evict` leaves a tombstone with a new version, so a read that started before the change
- *   cannot store what it read (`store` compares versions);
- * - `clear` starts a new generation: nothing read before it is stored after it;
- * - every value expires between half the TTL and the TTL after it was read (at random, so that
- *   records cached together do not expire together), and in the last quarter of its life a
- *   lookup says it is due for a reload, once.
- * The least recently stored entries go first beyond `maxEntries` or `maxBytes` (lru-cache: a Map
- * used as a queue cost a scan of its deleted slots to find the oldest, ~10 µs per stored record).
- * Counting entries alone let 5,000 records with 10,000-character texts take more than the heap.
+ * Records by key, pure (no I/O or timers). Never serves a value older than the last change it was told of:
+ * `evict` tombstones with a new version and `clear` starts a generation, so reads begun before cannot
+ * store. Lifetimes are random in [TTL/2, TTL] so records cached together do not expire together.
  */
 export class RecordCache<V extends {}> {
   private readonly entries: LRUCache<string, Entry<V>>;

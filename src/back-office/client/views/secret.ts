@@ -8,10 +8,7 @@ const KEPT: Record<Shown, string> = {
   secret: 'The service keeps it to sign the deliveries and never shows it again.',
 };
 
-/**
- * A key or secret the API has just issued: shown this once (leaving the view drops it), with a
- * button that copies it.
- */
+/** A key or secret just issued: shown this once (leaving the view drops it), with a button that copies it. */
 export function newKeyPanel(title: string, key: string, whoFor: string, shown: Shown = 'key'): HTMLElement {
   const value = h('input', { class: 'secret', attrs: { type: 'text', readonly: true, value: key, 'aria-label': title, spellcheck: 'false' } });
   const copied = h('span', { class: 'hint', attrs: { role: 'status' } });
