@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule, ConfigService } from '@nestjs/config';
+import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthGuard } from './auth/auth.guard';
@@ -9,7 +9,7 @@ import { ChangesModule } from './changes/changes.module';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { EnvelopeValidationPipe } from './common/envelope-validation.pipe';
-import { validateEnvironment } from './config/environment';
+import { CONFIGURATION, loggingConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
 import { DisputesModule } from './disputes/disputes.module';
@@ -32,8 +32,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
  */
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
-    LoggerModule.forRootAsync({ inject: [ConfigService], useFactory: loggingOptions }),
+    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),
+    LoggerModule.forRootAsync({ inject: [loggingConfig.KEY], useFactory: loggingOptions }),
     DatabaseModule.forRoot(SCHEMA),
     ObservabilityModule,
     EdgeModule,

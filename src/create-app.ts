@@ -1,9 +1,8 @@
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { type Environment, validateEnvironment } from './config/environment';
+import { httpConfig } from './config/configuration';
 import { trustProxy } from './config/trust-proxy';
 import { ExpressAdapterWithDeadlines } from './edge/http-server';
 import { parseQuery } from './edge/query-parser';
@@ -17,10 +16,11 @@ import { StartupQuietLogger } from './observability/startup-quiet-logger';
  * proxy trust, and the API docs.
  */
 export async function createApp(): Promise<NestExpressApplication> {
+  const http = httpConfig();
   // The body is read by JsonBodyInterceptor after the guards (64 KiB limit, errors in the envelope). A failure to
   // start is rethrown to the caller (main.ts prints it as one line), neither logged with its
   // stack by Nest nor answered by process.abort().
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressAdapterWithDeadlines(validateEnvironment(process.env)), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressAdapterWithDeadlines(http), {
     bodyParser: false,
     bufferLogs: true,
     autoFlushLogs: false,
@@ -28,13 +28,12 @@ export async function createApp(): Promise<NestExpressApplication> {
   });
   app.useLogger(new StartupQuietLogger(app.get(Logger)));
   app.flushLogs();
-  const config = app.get(ConfigService<Environment, true>);
 
   app.disable('x-powered-by');
   // Every answer is a whole envelope with HTTP 200: no ETag, so no body is hashed either.
   app.disable('etag');
   app.set('query parser', parseQuery);
-  app.set('trust proxy', trustProxy(config.get('TRUST_PROXY', { infer: true })));
+  app.set('trust proxy', trustProxy(http.trustProxy));
   app.get(ApiDocsRoutes).attach(app);
   return app;
 }

@@ -2,23 +2,19 @@ import './require-node';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { validateEnvironment } from './config/environment';
+import { httpConfig } from './config/configuration';
 import { StartupError, startupNotice } from './config/startup-error';
+import { createApp } from './create-app';
+import { DemoDataService } from './demo/demo-data.service';
 import { stopOnSignals } from './shutdown';
 
 async function bootstrap(): Promise<void> {
-  const environment = validateEnvironment(process.env);
-  // Loaded only now: AppModule validates the environment again as it loads, and a bad value
-  // must be reported by the line below, not as an exception thrown while modules load.
-  const { createApp } = await import('./create-app.js');
+  const http = httpConfig();
   const app = await createApp();
-  await listen(app, environment.PORT);
-  const logger = new Logger('Bootstrap');
-  logger.log(`listening on port ${environment.PORT}`);
-  const { DemoDataService } = await import('./demo/demo-data.service.js');
+  await listen(app, http.port);
+  new Logger('Bootstrap').log(`listening on port ${http.port}`);
   app.get(DemoDataService).showCreatedKeys();
-
-  stopOnSignals(app, environment);
+  stopOnSignals(app, http);
 }
 
 async function listen(app: NestExpressApplication, port: number): Promise<void> {

@@ -2,7 +2,7 @@
 // migrations from the built app, as the production image has it (no TypeScript, no ts-node).
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { validateEnvironment } from './config/environment';
+import { databaseConfig } from './config/configuration';
 import { StartupError, startupNotice } from './config/startup-error';
 import { migrationOptions } from './database/data-source-options';
 import { revertLastMigrationExclusively, runMigrationsExclusively } from './database/run-migrations';
@@ -13,19 +13,19 @@ const USAGE = 'usage: node dist/migrate.js run | revert | show (DATABASE_URL, or
 
 async function migrate(command: string | undefined): Promise<string> {
   if (!['run', 'revert', 'show'].includes(command ?? '')) throw new StartupError(USAGE);
-  const environment = validateEnvironment(process.env);
-  const url = environment.DATABASE_DIRECT_URL ?? environment.DATABASE_URL;
+  const database = databaseConfig();
+  const url = database.directUrl ?? database.url;
   if (!url) throw new StartupError('DATABASE_URL is not set: migrations run on a database you name (the zero-setup mode migrates at start)');
-  const dataSource = await new DataSource(migrationOptions(url, environment.DB_CONNECT_TIMEOUT_MS)).initialize();
+  const dataSource = await new DataSource(migrationOptions(url, database.connectTimeoutMs)).initialize();
   try {
     if (command === 'run') {
       const applied = await runMigrationsExclusively(dataSource, SCHEMA.functions);
-      for (const library of SCHEMA.libraries) await library.install(url, environment.DB_CONNECT_TIMEOUT_MS);
+      for (const library of SCHEMA.libraries) await library.install(url, database.connectTimeoutMs);
       const schemas = SCHEMA.libraries.map((library) => library.schema);
-      const granted = environment.DATABASE_URL && (await grantRuntimeRole(dataSource, roleOf(environment.DATABASE_URL), schemas));
+      const granted = database.url && (await grantRuntimeRole(dataSource, roleOf(database.url), schemas));
       return [
         applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date',
-        ...(granted ? [`granted ${roleOf(environment.DATABASE_URL!)} what the service needs`] : []),
+        ...(granted ? [`granted ${roleOf(database.url!)} what the service needs`] : []),
       ].join('\n');
     }
     if (command === 'revert') {

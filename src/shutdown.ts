@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExpressAdapterWithDeadlines } from './edge/http-server';
-import type { Environment } from './config/environment';
+import type { HttpConfig } from './config/configuration';
 
 /** How long the shutdown may still take once the grace is over and every connection is closed. */
 const FINAL_SHUTDOWN_MS = 5_000;
@@ -27,7 +27,7 @@ type StopSignal = keyof typeof EXIT_CODE_OF_SIGNAL;
  * Any other second signal, of either kind, ends the process at once, unless it comes within a
  * second of the first (the same Ctrl-C, delivered by the terminal and again by npm).
  */
-export function stopOnSignals(app: NestExpressApplication, environment: Environment): void {
+export function stopOnSignals(app: NestExpressApplication, http: HttpConfig): void {
   const logger = new Logger('Bootstrap');
   const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;
   const delay = new AbortController();
@@ -36,23 +36,23 @@ export function stopOnSignals(app: NestExpressApplication, environment: Environm
 
   const stop = async (signal: StopSignal) => {
     adapter.announceStop();
-    if (environment.SHUTDOWN_DELAY_MS > 0 && !process.exitCode) {
-      logger.log(`${signal} received: /health/ready answers 503; serving ${environment.SHUTDOWN_DELAY_MS} ms more, then draining`);
-      await sleep(environment.SHUTDOWN_DELAY_MS, undefined, { signal: delay.signal }).catch(() => undefined);
+    if (http.shutdownDelayMs > 0 && !process.exitCode) {
+      logger.log(`${signal} received: /health/ready answers 503; serving ${http.shutdownDelayMs} ms more, then draining`);
+      await sleep(http.shutdownDelayMs, undefined, { signal: delay.signal }).catch(() => undefined);
       logger.log('draining in-flight requests, then stopping');
     } else {
       logger.log(`${signal} received: draining in-flight requests, then stopping`);
     }
     const deadline = setTimeout(() => {
-      logger.warn(`requests still in progress after ${environment.SHUTDOWN_GRACE_MS} ms: closing their connections`);
+      logger.warn(`requests still in progress after ${http.shutdownGraceMs} ms: closing their connections`);
       adapter.closeAllConnections();
       setTimeout(() => {
         logger.error('the shutdown did not end after the connections were closed: exiting');
         process.exit(1);
       }, FINAL_SHUTDOWN_MS).unref();
-    }, environment.SHUTDOWN_GRACE_MS);
+    }, http.shutdownGraceMs);
     deadline.unref();
-    await adapter.drain(environment.SHUTDOWN_GRACE_MS);
+    await adapter.drain(http.shutdownGraceMs);
     app.close().then(
       () => {
         logger.log('stopped');

@@ -87,8 +87,8 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
 
   it('issues new demo keys (npm run demo:keys) with the server running and stopped, and leaves no key unseen when it fails', async () => {
     const { issueDemoKeys } = await import('../src/demo/demo-keys');
-    const { validateEnvironment } = await import('../src/config/environment');
-    const environment = validateEnvironment(process.env);
+    const { authConfig, databaseConfig } = await import('../src/config/configuration');
+    const issue = () => issueDemoKeys(databaseConfig(), authConfig());
     const app = await boot();
     const { AppDatabase } = await import('./support/app-database');
     const activeKeys = async () =>
@@ -98,17 +98,17 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       const listed = await request(app.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${keys.adminKey}`);
       return [filed.body.code, listed.body.code];
     };
-    const whileRunning = await issueDemoKeys(environment);
+    const whileRunning = await issue();
     expect(await works(whileRunning)).toEqual([4040, 0]);
     const before = await activeKeys();
     // The local admin's name taken by a reviewer: refused, and the partner key of the same run is not left behind.
     await new AppDatabase(app).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
-    await expect(issueDemoKeys(environment)).rejects.toThrow('the reviewer account local-admin is not an admin');
+    await expect(issue()).rejects.toThrow('the reviewer account local-admin is not an admin');
     expect(await activeKeys()).toEqual(before);
     await new AppDatabase(app).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
     await app.close();
 
-    const whileStopped = await issueDemoKeys(environment);
+    const whileStopped = await issue();
     const again = await boot();
     const filed = await request(again.getHttpServer()).post('/oracle/markets/dispute/submit').set('x-api-key', whileStopped.apiKey).send({});
     expect(filed.body.code).toBe(4000); // authenticated: the body is what is wrong

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { PresentedCredential, ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
@@ -57,11 +57,10 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = accessOf(context);
     if (!access) throw new Error(`${context.getClass().name}.${context.getHandler().name} declares no access (@Public, @PartnerKey or @Admin)`);
-    const http = context.switchToHttp();
-    const request = http.getRequest<ServiceRequest>();
+    const request = context.switchToHttp().getRequest<ServiceRequest>();
     const credential = presented(request, access);
     request.context.credential = credential;
-    if (credential?.secret !== undefined) this.failedAuth.assertAllowed(request, http.getResponse<Response>());
+    if (credential?.secret !== undefined) this.failedAuth.assertAllowed(request);
     await this.rateLimits.canActivate(context);
     if (access.credential === 'partner-key') request.context.partner = await this.partner(request, credential);
     else if (access.credential === 'admin') request.context.actor = await this.admin(request, credential, access.role);

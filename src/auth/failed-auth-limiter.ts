@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { clientOf } from '../common/client-address';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { Environment } from '../config/environment';
+import { rateLimitConfig, type RateLimitConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 
 const WINDOW_MS = 60_000;
@@ -24,15 +23,15 @@ export class FailedAuthLimiter {
   private readonly blockedUntil = new Map<string, number>();
 
   constructor(
-    @Inject(ConfigService) config: ConfigService<Environment, true>,
+    @Inject(rateLimitConfig.KEY) config: RateLimitConfig,
     @Inject(ThrottlerStorage) private readonly storage: ThrottlerStorage,
     private readonly metrics: MetricsService,
   ) {
-    this.limit = config.get('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', { infer: true });
+    this.limit = config.authFailuresPerMinute;
   }
 
-  /** 4290 (with Retry-After) for a client IP over its failed-authentication budget. */
-  assertAllowed(req: Request, res: Response): void {
+  /** 4290 for a client IP over its failed-authentication budget, until its window ends. */
+  assertAllowed(req: Request): void {
     const address = clientOf(req);
     const until = this.blockedUntil.get(address);
     if (until === undefined) return;
@@ -42,8 +41,7 @@ export class FailedAuthLimiter {
       return;
     }
     this.metrics.authFailuresRefused.inc();
-    res.setHeader('Retry-After', String(Math.ceil(left / 1000)));
-    throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many failed authentications from this address');
+    throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many failed authentications from this address', Math.ceil(left / 1000));
   }
 
   /**

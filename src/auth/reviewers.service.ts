@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { skeletonIgnoringCase, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { Environment } from '../config/environment';
+import { authConfig, type AuthConfig } from '../config/configuration';
 import type { Page } from '../database/bounded-page';
 import type { Transaction } from '../database/sql';
 import type { Reviewer as ReviewerItem } from './accounts.schema';
@@ -30,9 +29,9 @@ export class ReviewersService {
 
   constructor(
     private readonly repository: AuthRepository,
-    config: ConfigService<Environment, true>,
+    @Inject(authConfig.KEY) config: AuthConfig,
   ) {
-    const masterKey = config.get('ADMIN_MASTER_KEY', { infer: true });
+    const masterKey = config.adminMasterKey;
     this.masterKeyHash = masterKey ? Buffer.from(hashKey(masterKey), 'hex') : null;
   }
 

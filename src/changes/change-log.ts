@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { Environment } from '../config/environment';
+import { changesConfig, type ChangesConfig } from '../config/configuration';
 import { ReadReplicas } from '../database/read-replicas';
 import type { Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
@@ -63,14 +62,14 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private stopped = false;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    @Inject(changesConfig.KEY) config: ChangesConfig,
     private readonly repository: ChangeLogRepository,
     private readonly metrics: MetricsService,
     private readonly replicas: ReadReplicas,
   ) {
-    this.intervalMs = config.get('CHANGES_POLL_INTERVAL_MS', { infer: true });
-    this.deafAfterMs = config.get('CHANGES_DEAF_AFTER_MS', { infer: true });
-    this.retentionDays = config.get('CHANGES_RETENTION_DAYS', { infer: true });
+    this.intervalMs = config.pollIntervalMs;
+    this.deafAfterMs = config.deafAfterMs;
+    this.retentionDays = config.retentionDays;
     metrics.measureChangeLog(() => ({ live: this.live, ageMs: performance.now() - this.lastPolledAt, cursor: Number(this.cursor ?? 0) }));
   }
 

@@ -1,9 +1,8 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ExpressAdapterWithDeadlines } from '../edge/http-server';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { Environment } from '../config/environment';
+import { changesConfig, type ChangesConfig } from '../config/configuration';
 import { ChangeLog, type ChangeListener } from './change-log';
 
 interface Waiter {
@@ -28,12 +27,12 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
   private stopping = false;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    @Inject(changesConfig.KEY) config: ChangesConfig,
     private readonly changes: ChangeLog,
     private readonly adapterHost: HttpAdapterHost,
   ) {
-    this.perKeyLimit = config.get('CHANGES_WAITS_PER_KEY', { infer: true });
-    this.limit = config.get('CHANGES_WAITS_MAX', { infer: true });
+    this.perKeyLimit = config.waitsPerKey;
+    this.limit = config.waitsMax;
     changes.subscribe(this);
   }
 

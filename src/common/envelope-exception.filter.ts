@@ -7,9 +7,10 @@ import { MetricsService } from '../observability/metrics.service';
 import { errorEnvelope } from './envelope';
 import { ApiError, ErrorCatalogue } from './error-catalogue';
 import { toApiError } from './error-mapping';
-import { ensureRequestContext, type ServiceRequest } from './request-context';
+import type { ServiceRequest } from './request-context';
 
-const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code]);
+/** Answers that say "later" say when: Retry-After, 1 s unless the error knows better. */
+const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code, ErrorCatalogue.SERVER_BUSY.code]);
 
 /**
  * Turns every failure into the error envelope, always with HTTP 200 (contract §1).
@@ -30,9 +31,6 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<ServiceRequest>();
     const response = http.getResponse<Response>();
-    // Express fails a path with malformed percent-encoding (`/x/%E0`) while matching the routes
-    // the middleware is mounted on, so RequestContextMiddleware never ran: the id is set here.
-    if (!response.headersSent) ensureRequestContext(request, response);
     // Already answered while it was worked on (a protocol error found in its body, its deadline):
     // what came after, such as a guard setting its headers, changes nothing.
     if (response.headersSent && (exception as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT') return;
@@ -55,14 +53,10 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     if (response.headersSent) return;
     // A 5030, or a 5031 of the pool: the request's log line says what the database or the driver said.
     if (!(exception instanceof ApiError) && apiError.code >= 5030) response.locals.failure = databaseFailureOf(exception);
-    // The shedding middlewares refuse with Retry-After set (shedRequest); a request refused later,
-    // after waiting for a database connection while the pool served others, gets it here.
-    if (apiError.code === ErrorCatalogue.SERVER_BUSY.code && !response.hasHeader('Retry-After')) {
-      this.metrics.shed.inc({ reason: 'database-pool' });
-      response.setHeader('Retry-After', '1');
-    }
-    // Every answer that says "later" says when (4290 of a limit without its own, 4096).
-    if (RETRY_LATER.has(apiError.code) && !response.hasHeader('Retry-After')) response.setHeader('Retry-After', '1');
+    // Shed at the edge it was counted there (shedRequest); here, a wait for a pool connection.
+    if (apiError.code === ErrorCatalogue.SERVER_BUSY.code && !(exception instanceof ApiError)) this.metrics.shed.inc({ reason: 'database-pool' });
+    // The throttler sets its own, from its window.
+    if (RETRY_LATER.has(apiError.code) && !response.hasHeader('Retry-After')) response.setHeader('Retry-After', String(apiError.retryAfterSeconds ?? 1));
     response.locals.envelopeCode = apiError.code;
     response.status(200).json(errorEnvelope(apiError));
   }

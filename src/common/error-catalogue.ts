@@ -49,6 +49,8 @@ export class ApiError extends Error {
   constructor(
     readonly entry: ErrorEntry,
     detail?: string,
+    /** Sent as Retry-After; the "later" codes default to 1 (EnvelopeExceptionFilter). */
+    readonly retryAfterSeconds?: number,
   ) {
     const { stackTraceLimit } = Error;
     Error.stackTraceLimit = 0;

@@ -34,17 +34,11 @@ export interface PresentedCredential {
 // A caller's id is echoed only when it is short and plain, so it cannot forge log lines.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * The request's context, made as the HTTP server takes the request in (ExpressAdapterWithDeadlines):
- * the request id (the caller's if sane, else a new UUID) is set on the response at once.
- */
-export function ensureRequestContext(req: Request, res: Response): RequestContext {
-  const existing = (req as Partial<ServiceRequest>).context;
-  if (existing) return existing;
+/** The request's context, made once, as the HTTP server takes the request in (ExpressAdapterWithDeadlines). */
+export function attachRequestContext(req: Request, res: Response): void {
   const context: RequestContext = { requestId: requestIdOf(req.headers['x-request-id']), client: undefined };
   (req as ServiceRequest).context = context;
   res.setHeader('x-request-id', context.requestId);
-  return context;
 }
 
 /** The caller's `x-request-id` when it is sane, else a new UUID. */

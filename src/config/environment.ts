@@ -21,8 +21,8 @@ export const itemsOf = (list: string | undefined): string[] =>
 const isOrigin = (text: string) => URL.canParse(text) && new URL(text).origin === text;
 
 /**
- * Every environment variable the service reads, validated once at start.
- * Defaults live here and in the README's configuration table.
+ * Every environment variable the service reads, with its default (also in the README's table).
+ * Validated as a whole, so that one line names every bad value; configuration.ts splits it per concern.
  */
 export class Environment {
   @Transform(toInt)

@@ -1,8 +1,7 @@
 import { type DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import type { Environment } from '../config/environment';
+import { databaseConfig, type DatabaseConfig } from '../config/configuration';
 import { startupNotice } from '../config/startup-error';
 import { connectWithRetries } from './connect-with-retries';
 import { DatabaseActivity } from './database-activity';
@@ -61,11 +60,11 @@ async function migrate(url: string, connectTimeoutMs: number, runtimeRole: strin
   providers: [
     {
       provide: DATABASE_LOCATION,
-      inject: [ConfigService],
-      useFactory: async (config: ConfigService<Environment, true>): Promise<DatabaseLocation> => {
-        const url = config.get('DATABASE_URL', { infer: true });
+      inject: [databaseConfig.KEY],
+      useFactory: async (config: DatabaseConfig): Promise<DatabaseLocation> => {
+        const url = config.url;
         if (url) return { url, embedded: null };
-        const dataDir = config.get('EMBEDDED_DATA_DIR', { infer: true });
+        const dataDir = config.embeddedDataDir;
         const embedded = await EmbeddedDatabase.start({
           dataDir,
           onInfo: (message) => logger.log(message),
@@ -125,14 +124,14 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: DATABASE_SCHEMA, useValue: schema },
         {
           provide: DATABASE_POOL,
-          inject: [ConfigService, DATABASE_LOCATION, DATABASE_SCHEMA],
-          useFactory: async (config: ConfigService<Environment, true>, location: DatabaseLocation, schema: DatabaseSchema) => {
-            const connectTimeoutMs = config.get('DB_CONNECT_TIMEOUT_MS', { infer: true });
-            const statementTimeoutMs = config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
-            const migrationUrl = location.embedded ? location.url : (config.get('DATABASE_DIRECT_URL', { infer: true }) ?? location.url);
+          inject: [databaseConfig.KEY, DATABASE_LOCATION, DATABASE_SCHEMA],
+          useFactory: async (config: DatabaseConfig, location: DatabaseLocation, schema: DatabaseSchema) => {
+            const connectTimeoutMs = config.connectTimeoutMs;
+            const statementTimeoutMs = config.statementTimeoutMs;
+            const migrationUrl = location.embedded ? location.url : (config.directUrl ?? location.url);
             await migrate(migrationUrl, connectTimeoutMs, roleOf(location.url), schema);
             await setSessionDefaults(location.url, connectTimeoutMs, statementTimeoutMs);
-            const settings = { url: location.url, poolSize: config.get('DB_POOL_SIZE', { infer: true }), connectTimeoutMs, statementTimeoutMs };
+            const settings = { url: location.url, poolSize: config.poolSize, connectTimeoutMs, statementTimeoutMs };
             return connectWithRetries(location.url, () => openPool(settings), startupNotice);
           },
         },
@@ -140,8 +139,8 @@ export class DatabaseModule implements OnApplicationShutdown {
         ReadReplicas,
         {
           provide: DatabaseActivity,
-          inject: [ConfigService],
-          useFactory: (config: ConfigService<Environment, true>) => new DatabaseActivity(config.get('DB_CONNECT_TIMEOUT_MS', { infer: true })),
+          inject: [databaseConfig.KEY],
+          useFactory: (config: DatabaseConfig) => new DatabaseActivity(config.connectTimeoutMs),
         },
       ],
       exports: [Sql, DatabaseActivity, ReadReplicas, DatabaseLocationModule],

@@ -1,8 +1,6 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
-import type { Environment } from '../config/environment';
-import { itemsOf } from '../config/environment';
+import { databaseConfig, type DatabaseConfig } from '../config/configuration';
 
 /** A pg_lsn ("16/B374D848") as a number that orders as the WAL does. */
 export const lsnOf = (text: string | null | undefined): bigint | null => {
@@ -66,12 +64,10 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
   readonly reads = { replica: 0, primary: 0 };
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(config: ConfigService<Environment, true>) {
-    const timeoutMs = config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }) + 500;
-    const poolSize = config.get('DB_POOL_SIZE', { infer: true });
-    this.maxLagMs = config.get('DB_READ_MAX_LAG_MS', { infer: true });
-    this.replicas = itemsOf(config.get('DATABASE_READ_URL', { infer: true })).map(
-      (url, i) => new Replica(`replica-${i + 1}`, url, poolSize, timeoutMs),
+  constructor(@Inject(databaseConfig.KEY) config: DatabaseConfig) {
+    this.maxLagMs = config.readMaxLagMs;
+    this.replicas = config.readUrls.map(
+      (url, i) => new Replica(`replica-${i + 1}`, url, config.poolSize, config.statementTimeoutMs + 500),
     );
   }
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import { ChangeLog } from '../changes/change-log';
 import { ReviewersService } from '../auth/reviewers.service';
-import type { Environment } from '../config/environment';
+import { authConfig, type AuthConfig } from '../config/configuration';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql } from '../database/sql';
 import { DisputesService } from '../disputes/disputes.service';
@@ -25,7 +24,7 @@ export class DemoDataService implements OnApplicationBootstrap {
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
     private readonly sql: Sql,
-    private readonly config: ConfigService<Environment, true>,
+    @Inject(authConfig.KEY) private readonly config: AuthConfig,
     private readonly partnerKeys: PartnerKeysService,
     private readonly reviewers: ReviewersService,
     private readonly markets: MarketsService,
@@ -52,7 +51,7 @@ export class DemoDataService implements OnApplicationBootstrap {
 
   /** Without ADMIN_MASTER_KEY, a local admin account, so the back office works out of the box. */
   private async createLocalAdmin(): Promise<string | null> {
-    if (this.config.get('ADMIN_MASTER_KEY', { infer: true })) return null;
+    if (this.config.adminMasterKey) return null;
     const { apiKey } = await this.sql.transaction((tx) =>
       this.reviewers.createReviewer(tx, LOCAL_ADMIN_NAME, 'admin'),
     );

@@ -1,4 +1,3 @@
-import { ConfigService } from '@nestjs/config';
 import { AuditRepository } from '../audit/audit.repository';
 import { AuditTrail } from '../audit/audit-trail';
 import { AuthRepository } from '../auth/auth.repository';
@@ -6,7 +5,7 @@ import { PartnerKeysService } from '../auth/partner-keys.service';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ReviewersService } from '../auth/reviewers.service';
 import { ApiError } from '../common/error-catalogue';
-import type { Environment } from '../config/environment';
+import type { AuthConfig, DatabaseConfig } from '../config/configuration';
 import { StartupError } from '../config/startup-error';
 import { DatabaseActivity } from '../database/database-activity';
 import { openPool } from '../database/database-pool';
@@ -26,28 +25,28 @@ export interface DemoKeys {
  * zero-setup database, whether its server is running or not: both in one transaction, so a
  * failure leaves no key active that nobody was shown.
  */
-export async function issueDemoKeys(environment: Environment): Promise<DemoKeys> {
-  if (environment.DATABASE_URL) {
+export async function issueDemoKeys(database: DatabaseConfig, authSettings: AuthConfig): Promise<DemoKeys> {
+  if (database.url) {
     throw new StartupError('demo keys exist only in the zero-setup mode (DATABASE_URL is set): issue keys through the admin API');
   }
-  const dataDir = environment.EMBEDDED_DATA_DIR;
+  const dataDir = database.embeddedDataDir;
   if (!EmbeddedDatabase.hasCluster(dataDir)) throw noDemoData(dataDir);
   const runningUrl = await EmbeddedDatabase.runningOn(dataDir);
   const embedded = runningUrl ? null : await EmbeddedDatabase.start({ dataDir });
   const pool = await openPool({
     url: runningUrl ?? embedded!.url,
     poolSize: 1,
-    connectTimeoutMs: environment.DB_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: environment.DB_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: database.connectTimeoutMs,
+    statementTimeoutMs: database.statementTimeoutMs,
   }).catch(async (error: unknown) => {
     await embedded?.stop();
     throw error;
   });
   try {
-    const sql = new Sql(pool, new DatabaseActivity(environment.DB_CONNECT_TIMEOUT_MS));
+    const sql = new Sql(pool, new DatabaseActivity(database.connectTimeoutMs));
     const auth = new AuthRepository(sql);
     const partnerKeys = new PartnerKeysService(auth);
-    const reviewers = new ReviewersService(auth, new ConfigService<Environment, true>(environment));
+    const reviewers = new ReviewersService(auth, authSettings);
     // The local admin account keeps its name (decisions and the audit trail refer to it); its key is
     // replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
     return await new AuditTrail(new AuditRepository(sql), sql).record(ACTOR, async (tx) => {

@@ -1,11 +1,11 @@
 // `npm run demo:keys`: new demo keys on the zero-setup database (see issueDemoKeys).
 import 'reflect-metadata';
-import { validateEnvironment } from '../config/environment';
+import { authConfig, databaseConfig } from '../config/configuration';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { issueDemoKeys } from './demo-keys';
 import { printDemoKeys } from './demo-keys-notice';
 
-issueDemoKeys(validateEnvironment(process.env)).then(
+issueDemoKeys(databaseConfig(), authConfig()).then(
   (keys) => printDemoKeys(keys, 'New demo keys.'),
   (error: unknown) => {
     const message = error instanceof StartupError ? error.message : `demo keys could not be issued: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,7 +1,6 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import type { Environment } from '../config/environment';
+import { edgeConfig, type EdgeConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 import { ByteBudget } from '../common/byte-budget';
 import { clientOf } from '../common/client-address';
@@ -67,10 +66,10 @@ export class BodyBudgetMiddleware implements NestMiddleware {
   private readonly budget: ByteBudget;
 
   constructor(
-    @Inject(ConfigService) config: ConfigService<Environment, true>,
+    @Inject(edgeConfig.KEY) config: EdgeConfig,
     private readonly metrics: MetricsService,
   ) {
-    this.budget = new ByteBudget(config.get('MAX_BODY_BYTES_IN_FLIGHT', { infer: true }), BODY_LIMIT_BYTES);
+    this.budget = new ByteBudget(config.maxBodyBytesInFlight, BODY_LIMIT_BYTES);
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
@@ -79,9 +78,9 @@ export class BodyBudgetMiddleware implements NestMiddleware {
     const client = clientOf(req);
     const refusal = this.budget.take(client, size);
     if (refusal === 'client') {
-      throw shedRequest(this.metrics, res, 'client-bodies', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many request bodies in progress from this address');
+      throw shedRequest(this.metrics, 'client-bodies', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many request bodies in progress from this address');
     }
-    if (refusal === 'process') throw shedRequest(this.metrics, res, 'bodies', ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
+    if (refusal === 'process') throw shedRequest(this.metrics, 'bodies', ErrorCatalogue.SERVER_BUSY, 'too many request bodies in progress');
     this.metrics.bodyBytesHeld.set(this.budget.held);
     // 'close' comes once the answer is written or never will be, also for a pipelined request
     // whose connection closed before its turn (on-finished waits for a socket it never gets).

@@ -1,9 +1,8 @@
 import { Inject, Injectable, NestMiddleware, OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
-import type { Environment } from '../config/environment';
+import { edgeConfig, type EdgeConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { ExpressAdapterWithDeadlines } from './http-server';
@@ -50,11 +49,11 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   private draining = false;
 
   constructor(
-    @Inject(ConfigService) config: ConfigService<Environment, true>,
+    @Inject(edgeConfig.KEY) config: EdgeConfig,
     private readonly metrics: MetricsService,
     private readonly adapterHost: HttpAdapterHost,
   ) {
-    this.limit = config.get('MAX_REQUESTS_PER_CONNECTION', { infer: true });
+    this.limit = config.maxRequestsPerConnection;
   }
 
   onApplicationBootstrap(): void {
@@ -123,7 +122,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       this.refused.set(socket, { dropped: 0, destroying: false });
       socket.pause();
       res.setHeader('Connection', 'close');
-      throw shedRequest(this.metrics, res, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
+      throw shedRequest(this.metrics, 'connection', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many requests in progress on this connection');
     }
     if (this.draining) this.keepOpenFor(answers);
     answers.add(res);

@@ -1,14 +1,8 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type Environment, itemsOf } from '../config/environment';
+import { httpConfig, type HttpConfig } from '../config/configuration';
 import { successEnvelope } from '../common/envelope';
-
-/** The origins CORS_ORIGINS allows, or none: CORS off. */
-export function corsOrigins(config: ConfigService<Environment, true>): string[] {
-  return itemsOf(config.get('CORS_ORIGINS', { infer: true }));
-}
 
 /** A preflight's answer: the CORS headers say what is allowed; the body is the envelope of every answer. */
 const PREFLIGHT_ANSWER = successEnvelope({});
@@ -25,8 +19,8 @@ const PREFLIGHT_ANSWER = successEnvelope({});
 export class CorsMiddleware implements NestMiddleware {
   private readonly cors: RequestHandler;
 
-  constructor(@Inject(ConfigService) config: ConfigService<Environment, true>) {
-    this.cors = cors({ origin: corsOrigins(config), preflightContinue: true });
+  constructor(@Inject(httpConfig.KEY) config: HttpConfig) {
+    this.cors = cors({ origin: config.corsOrigins, preflightContinue: true });
   }
 
   use(req: Request, res: Response, next: NextFunction): void {

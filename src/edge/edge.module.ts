@@ -1,11 +1,10 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
-import { ConfigService } from '@nestjs/config';
 import { ModulesContainer } from '@nestjs/core';
-import type { Environment } from '../config/environment';
+import { httpConfig, type HttpConfig } from '../config/configuration';
 import { BodyBudgetMiddleware } from './body-budget.middleware';
 import { ConnectionLimitMiddleware, ConnectionLimits } from './connections';
-import { CorsMiddleware, corsOrigins } from './cors.middleware';
+import { CorsMiddleware } from './cors.middleware';
 import { JsonBodyInterceptor } from './json-body.interceptor';
 import { LoadSheddingMiddleware } from './load-shedding.middleware';
 import { ProtocolErrors } from './protocol-errors';
@@ -26,14 +25,14 @@ import { SecurityHeadersMiddleware } from './security-headers.middleware';
 })
 export class EdgeModule implements NestModule {
   constructor(
-    private readonly config: ConfigService<Environment, true>,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
     modules: ModulesContainer,
   ) {
     readBodiesOnPostRoutes(modules);
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    const cors = corsOrigins(this.config).length > 0 ? [CorsMiddleware] : [];
+    const cors = this.http.corsOrigins.length > 0 ? [CorsMiddleware] : [];
     consumer.apply(RequestChecksMiddleware, SecurityHeadersMiddleware, ConnectionLimitMiddleware, ...cors).forRoutes('/');
     consumer.apply(BodyBudgetMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.POST });
     consumer.apply(LoadSheddingMiddleware).forRoutes('/');

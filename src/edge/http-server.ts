@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
-import { ensureRequestContext } from '../common/request-context';
-import type { Environment } from '../config/environment';
+import { attachRequestContext } from '../common/request-context';
+import type { HttpConfig } from '../config/configuration';
 import { ReadGate } from './read-gate';
 
 /** Header fields a request may have (no client of this service sends near as many). */
@@ -38,7 +38,7 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private draining = false;
   private readonly onStop: (() => void)[] = [];
 
-  constructor(private readonly environment: Environment) {
+  constructor(private readonly config: HttpConfig) {
     super();
   }
 
@@ -99,21 +99,21 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   }
 
   override initHttpServer(): void {
-    const requestTimeout = this.environment.HTTP_REQUEST_TIMEOUT_MS;
+    const requestTimeout = this.config.requestTimeoutMs;
     const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
     const gate = new ReadGate();
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       gate.requestParsed(req.socket);
       if (!this.admits(req.socket)) return;
       if (this.draining) res.setHeader('Connection', 'close');
-      ensureRequestContext(req as Request, res as unknown as Response);
+      attachRequestContext(req as Request, res as unknown as Response);
       app(req, res);
     };
     const server = createServer(
       {
         requestTimeout,
-        headersTimeout: Math.min(this.environment.HTTP_HEADERS_TIMEOUT_MS, requestTimeout),
-        keepAliveTimeout: this.environment.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        headersTimeout: Math.min(this.config.headersTimeoutMs, requestTimeout),
+        keepAliveTimeout: this.config.keepAliveTimeoutMs,
         connectionsCheckingInterval: 1000,
         // Answered 4000 in the envelope instead (RequestChecksMiddleware).
         requireHostHeader: false,

@@ -1,8 +1,7 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
 import onHeaders from 'on-headers';
-import type { Environment } from '../config/environment';
+import { edgeConfig, type EdgeConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 import { ByteBudget } from '../common/byte-budget';
 import { clientOf } from '../common/client-address';
@@ -41,11 +40,11 @@ export class LoadSheddingMiddleware implements NestMiddleware {
   private readonly unread: ByteBudget;
 
   constructor(
-    @Inject(ConfigService) config: ConfigService<Environment, true>,
+    @Inject(edgeConfig.KEY) config: EdgeConfig,
     private readonly metrics: MetricsService,
   ) {
-    this.limit = config.get('MAX_REQUESTS_IN_FLIGHT', { infer: true });
-    this.unread = new ByteBudget(config.get('MAX_UNREAD_ANSWER_BYTES', { infer: true }), UNREAD_SHARE_AT_LEAST);
+    this.limit = config.maxRequestsInFlight;
+    this.unread = new ByteBudget(config.maxUnreadAnswerBytes, UNREAD_SHARE_AT_LEAST);
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
@@ -53,9 +52,9 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     const client = clientOf(req);
     const refusal = this.unread.refusal(client, 0);
     if (refusal === 'client') {
-      throw shedRequest(this.metrics, res, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
+      throw shedRequest(this.metrics, 'client-answers', ErrorCatalogue.TOO_MANY_REQUESTS, 'too many answers waiting to be read by this address');
     }
-    if (refusal === 'process') throw shedRequest(this.metrics, res, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
+    if (refusal === 'process') throw shedRequest(this.metrics, 'answers', ErrorCatalogue.SERVER_BUSY, 'too many answers waiting to be read');
     // A request with a body takes its place once the body is read (JsonBodyInterceptor).
     let state: 'waiting' | 'working' | 'idle' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
@@ -106,7 +105,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
 
   /** A place among the requests in progress, or the refusal to throw. */
   private take(res: Response): void {
-    if (this.inFlight >= this.limit) throw shedRequest(this.metrics, res, 'process', ErrorCatalogue.SERVER_BUSY);
+    if (this.inFlight >= this.limit) throw shedRequest(this.metrics, 'process', ErrorCatalogue.SERVER_BUSY);
     this.inFlight++;
     this.metrics.inFlight.inc();
   }

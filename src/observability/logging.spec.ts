@@ -4,8 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryFailedError } from 'typeorm';
-import type { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment';
 import { droppedLogLines, logDestination, loggedError, readsAsText } from './logging';
 
 const LINE = `${JSON.stringify({ level: 30, msg: 'GET /oracle/markets/public completed', pad: 'x'.repeat(300) })}\n`;
@@ -78,7 +76,7 @@ describe('loggedError', () => {
 });
 
 describe('readsAsText', () => {
-  const config = (values: Record<string, unknown>) => ({ get: (name: string) => values[name] }) as unknown as ConfigService<Environment, true>;
+  const config = ({ LOG_FORMAT, DATABASE_URL }: { LOG_FORMAT: string; DATABASE_URL?: string }) => ({ level: 'info', format: LOG_FORMAT, zeroSetup: !DATABASE_URL });
 
   it('is text in the zero-setup mode on a terminal by default, JSON otherwise, and what LOG_FORMAT says when it says it', () => {
     const tty = process.stdout.isTTY;

@@ -1,8 +1,7 @@
-import { ConfigService } from '@nestjs/config';
 import type { Params } from 'nestjs-pino';
 import pino from 'pino';
 import pretty from 'pino-pretty';
-import type { Environment } from '../config/environment';
+import type { LoggingConfig } from '../config/configuration';
 
 /** Lines wait in memory until this much is buffered (one write for many lines)... */
 const BATCH_BYTES = 4096;
@@ -64,12 +63,12 @@ export function logDestination(fd = 1): pino.DestinationStream {
  * RequestObservationMiddleware's pino-http, a child of it). Credentials are redacted should they
  * ever be logged, and errors are logged without the data their database fields quote (loggedError).
  */
-export function loggingOptions(config: ConfigService<Environment, true>): Params {
+export function loggingOptions(config: LoggingConfig): Params {
   return {
     forRoutes: [],
     pinoHttp: [
       {
-        level: config.get('LOG_LEVEL', { infer: true }),
+        level: config.level,
         wrapSerializers: false,
         serializers: { err: loggedError },
         redact: {
@@ -91,7 +90,6 @@ const PRETTY = {
 };
 
 /** Whether lines are written for a person (LOG_FORMAT): by default, in the zero-setup mode on a terminal. */
-export function readsAsText(config: ConfigService<Environment, true>): boolean {
-  const format = config.get('LOG_FORMAT', { infer: true });
-  return format === 'pretty' || (format === 'auto' && !config.get('DATABASE_URL', { infer: true }) && process.stdout.isTTY === true);
+export function readsAsText(config: LoggingConfig): boolean {
+  return config.format === 'pretty' || (config.format === 'auto' && config.zeroSetup && process.stdout.isTTY === true);
 }

@@ -1,8 +1,7 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Environment } from '../config/environment';
+import { httpConfig, type HttpConfig } from '../config/configuration';
 import { StartupError } from '../config/startup-error';
 import { MetricsService } from './metrics.service';
 
@@ -19,7 +18,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     private readonly metrics: MetricsService,
-    private readonly config: ConfigService<Environment, true>,
+    @Inject(httpConfig.KEY) private readonly config: HttpConfig,
   ) {
     this.server = createServer({ headersTimeout: 5_000, requestTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
@@ -40,7 +39,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const port = this.config.get('METRICS_PORT', { infer: true });
+    const port = this.config.metricsPort;
     await new Promise<void>((listening, failed) => {
       this.server.once('error', failed).listen(port, () => {
         this.server.off('error', failed);

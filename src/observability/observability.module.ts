@@ -1,6 +1,5 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment';
+import { authConfig, type AuthConfig } from '../config/configuration';
 import { LogRedaction } from './log-redaction';
 import { MetricsServer } from './metrics-server';
 import { MetricsService } from './metrics.service';
@@ -13,8 +12,8 @@ import { RequestObservationMiddleware } from './request-observation.middleware';
     MetricsServer,
     {
       provide: LogRedaction,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>) => new LogRedaction(config.get('ADMIN_MASTER_KEY', { infer: true })),
+      inject: [authConfig.KEY],
+      useFactory: (config: AuthConfig) => new LogRedaction(config.adminMasterKey),
     },
   ],
   exports: [MetricsService, MetricsServer, LogRedaction],

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { rateLimitConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 import { RateLimitGuard } from './rate-limit.guard';
 import { rateLimitOptions } from './rate-limits';
 
 /** The per-minute budgets (@nestjs/throttler, its store in memory or Redis); AuthGuard runs them. */
 @Module({
-  imports: [ThrottlerModule.forRootAsync({ inject: [ConfigService, MetricsService], useFactory: rateLimitOptions })],
+  imports: [ThrottlerModule.forRootAsync({ inject: [rateLimitConfig.KEY, MetricsService], useFactory: rateLimitOptions })],
   providers: [RateLimitGuard],
   exports: [RateLimitGuard],
 })

@@ -1,10 +1,9 @@
 import { type ExecutionContext, Logger, SetMetadata } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import { clientOf } from '../common/client-address';
 import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
-import type { Environment } from '../config/environment';
+import type { RateLimitConfig } from '../config/configuration';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
 import { MetricsService } from '../observability/metrics.service';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
@@ -58,19 +57,19 @@ function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
 }
 
 /** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
-export async function rateLimitOptions(config: ConfigService<Environment, true>, metrics: MetricsService): Promise<ThrottlerModuleOptions> {
+export async function rateLimitOptions(config: RateLimitConfig, metrics: MetricsService): Promise<ThrottlerModuleOptions> {
   const perMinute: Record<RateLimitKind, number> = {
-    public: config.get('RATE_LIMIT_PUBLIC_PER_MINUTE', { infer: true }),
-    dispute: config.get('RATE_LIMIT_DISPUTE_PER_MINUTE', { infer: true }),
-    changes: config.get('RATE_LIMIT_CHANGES_PER_MINUTE', { infer: true }),
-    admin: config.get('RATE_LIMIT_ADMIN_PER_MINUTE', { infer: true }),
+    public: config.publicPerMinute,
+    dispute: config.disputePerMinute,
+    changes: config.changesPerMinute,
+    admin: config.adminPerMinute,
   };
-  const redisUrl = config.get('REDIS_URL', { infer: true });
+  const redisUrl = config.redisUrl;
   const redis = redisUrl
     ? new RedisThrottlerStorage({
         url: redisUrl,
-        prefix: config.get('RATE_LIMIT_REDIS_PREFIX', { infer: true }),
-        commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS', { infer: true }),
+        prefix: config.redisPrefix,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
         onFailure: storeFailureReporter(metrics),
       })
     : undefined;

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { type Job, type JobInsert, PgBoss } from 'pg-boss';
-import type { Environment } from '../config/environment';
+import { databaseConfig, type DatabaseConfig, webhooksConfig, type WebhooksConfig } from '../config/configuration';
 import { MIGRATION_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql, type Transaction } from '../database/sql';
@@ -93,12 +92,13 @@ export class DeliveryQueue {
   private readonly firstRetrySeconds: number;
 
   constructor(
-    private readonly config: ConfigService<Environment, true>,
+    @Inject(webhooksConfig.KEY) config: WebhooksConfig,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
     private readonly sql: Sql,
   ) {
-    this.workers = config.get('WEBHOOK_WORKERS', { infer: true });
-    this.firstRetrySeconds = config.get('WEBHOOK_FIRST_RETRY_SECONDS', { infer: true });
+    this.workers = config.workers;
+    this.firstRetrySeconds = config.firstRetrySeconds;
   }
 
   /** Whether this instance sends deliveries (and fans events out to them). */
@@ -108,7 +108,7 @@ export class DeliveryQueue {
 
   /** Starts this instance's workers (WEBHOOK_WORKERS > 0). */
   async start(handlers: DeliveryHandlers): Promise<void> {
-    const statementTimeoutMs = this.config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true });
+    const statementTimeoutMs = this.database.statementTimeoutMs;
     // pg-boss's sessions are the service role's: the server's timeouts are that role's defaults
     // (set at start), and the client's query timeout the pool's, as for the API's statements.
     const boss = new PgBoss({
@@ -116,7 +116,7 @@ export class DeliveryQueue {
       schema: QUEUE_SCHEMA,
       application_name: 'settlement-oracle-webhooks',
       max: QUEUE_POOL_SIZE,
-      connectionTimeoutMillis: this.config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
+      connectionTimeoutMillis: this.database.connectTimeoutMs,
       query_timeout: statementTimeoutMs + 500,
       keepAlive: true,
       migrate: false,

@@ -1,6 +1,5 @@
-import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { webhooksConfig, type WebhooksConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
 import { DeliveryQueue } from './delivery-queue';
 import { WebhookFanout } from './webhook-fanout';
@@ -20,13 +19,13 @@ export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicati
   private readonly allowPrivate: boolean;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    @Inject(webhooksConfig.KEY) config: WebhooksConfig,
     private readonly repository: WebhooksRepository,
     private readonly queue: DeliveryQueue,
     private readonly fanout: WebhookFanout,
     private readonly metrics: MetricsService,
   ) {
-    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE_URLS', { infer: true });
+    this.allowPrivate = config.allowPrivateUrls;
   }
 
   async onApplicationBootstrap(): Promise<void> {

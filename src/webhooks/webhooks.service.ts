@@ -1,10 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import { PartnerKeysService } from '../auth/partner-keys.service';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import type { Environment } from '../config/environment';
+import { webhooksConfig, type WebhooksConfig } from '../config/configuration';
 import type { Transaction } from '../database/sql';
 import { checkWebhookUrl, RefusedUrl } from './url-policy';
 import { generateSecret, PREVIOUS_SECRET_HOURS } from './webhook-signature';
@@ -26,13 +25,13 @@ export class WebhooksService {
   private readonly allowPrivate: boolean;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    @Inject(webhooksConfig.KEY) config: WebhooksConfig,
     private readonly audit: AuditTrail,
     private readonly partners: PartnerKeysService,
     private readonly repository: WebhooksRepository,
     private readonly fanout: WebhookFanout,
   ) {
-    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE_URLS', { infer: true });
+    this.allowPrivate = config.allowPrivateUrls;
   }
 
   /** Registers `url` for `source` (4000 with why when the URL is refused); its secret is shown once. */

@@ -1,15 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ConfigService } from '@nestjs/config';
 import type { ChangeListener, ChangeLog } from '../../changes/change-log';
 import { JsonText } from '../../common/json-text';
-import type { Environment } from '../../config/environment';
 import type { MetricsService } from '../../observability/metrics.service';
 import { PublicRecords } from './public-records';
 
 /** PublicRecords over a stand-in change log the test drives (the e2e suites run the real one). */
 function recordsWith(ttlMs = 60_000) {
-  const values: Record<string, number> = { PUBLIC_CACHE_TTL_MS: ttlMs, PUBLIC_CACHE_MAX_ENTRIES: 100, PUBLIC_CACHE_MAX_BYTES: 1_048_576 };
-  const config = { get: (name: string) => values[name] } as unknown as ConfigService<Environment, true>;
+  const config = { ttlMs, maxEntries: 100, maxBytes: 1_048_576 };
   const counter = { inc: () => undefined };
   const metrics = { publicCache: { labels: () => counter }, publicCacheReloads: counter, measurePublicCache: () => undefined } as unknown as MetricsService;
   let listener!: ChangeListener;

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { ChangeLog, type ChangeListener } from '../../changes/change-log';
 import type { JsonText } from '../../common/json-text';
-import type { Environment } from '../../config/environment';
+import { publicCacheConfig, type PublicCacheConfig } from '../../config/configuration';
 import { MetricsService } from '../../observability/metrics.service';
 import { PublicRecordCache } from './public-record-cache';
 
@@ -29,14 +28,14 @@ export class PublicRecords implements ChangeListener {
   private readonly lookups: Record<'hit' | 'miss' | 'bypass', Counter.Internal>;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    @Inject(publicCacheConfig.KEY) config: PublicCacheConfig,
     private readonly changes: ChangeLog,
     private readonly metrics: MetricsService,
   ) {
-    const ttlMs = config.get('PUBLIC_CACHE_TTL_MS', { infer: true });
+    const ttlMs = config.ttlMs;
     const limits = {
-      maxEntries: config.get('PUBLIC_CACHE_MAX_ENTRIES', { infer: true }),
-      maxBytes: config.get('PUBLIC_CACHE_MAX_BYTES', { infer: true }),
+      maxEntries: config.maxEntries,
+      maxBytes: config.maxBytes,
       sizeOf: CACHED_BYTES,
     };
     const cache = (this.cache = ttlMs > 0 ? new PublicRecordCache(ttlMs, limits) : null);
