@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { databaseConfig, type DatabaseConfig } from '../config/configuration';
+import { DatabaseActivity } from '../database/database-activity';
+import { ReadReplicas } from '../database/read-replicas';
+import { Sql, sql } from '../database/sql';
+
+const PING_TIMEOUT_MS = 1000;
+const LATE = Symbol('late');
+const WRITABLE = sql<{ writable: boolean }>`SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`;
+
+/** Terminus indicators for the primary and the replicas. */
+@Injectable()
+export class DatabaseHealthIndicator {
+  /** Probes asked together share one ping: a flood of them (they are never shed) sends one at a time. */
+  private pending?: ReturnType<DatabaseHealthIndicator['ping']>;
+
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    private readonly sql: Sql,
+    private readonly activity: DatabaseActivity,
+    private readonly replicas: ReadReplicas,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
+  ) {}
+
+  /**
+   * Up when the primary takes writes within 1 s (a standby, or a primary turned read-only, would
+   * answer every write 5030). A ping that waited for a full pool while the database answered others
+   * is "degraded", still 200: a balancer must not take every busy instance out at once.
+   */
+  writable() {
+    this.pending ??= this.ping().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  /** Replicas never make the instance unready (their reads go to the primary): their state, told. */
+  replicasState() {
+    const replicas = this.replicas.states;
+    return this.indicators.check('replicas').up(replicas.length > 0 ? { replicas } : { replicas: 'none configured' });
+  }
+
+  private async ping() {
+    const database = this.indicators.check('database');
+    const poolFull = this.sql.pool.idleCount === 0 && this.sql.pool.totalCount >= this.database.poolSize;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, PING_TIMEOUT_MS, LATE)));
+    const ping = this.sql.rows(WRITABLE).then(([row]) => row, (error: unknown) => ({ error }));
+    const outcome = await Promise.race([ping, late]);
+    clearTimeout(timer);
+    if (outcome !== LATE && 'writable' in outcome) {
+      return outcome.writable ? database.up() : database.down({ message: 'the database takes no writes (a standby, or read-only)' });
+    }
+    // Answers already in the sockets are read first (DatabaseActivity.mayHaveUnreadAnswers).
+    await new Promise(setImmediate);
+    // Busy, not down, on the window requests get 5031 in; a ping that had a connection and no answer is silence.
+    const waited = outcome === LATE ? poolFull && this.activity.answeredRecently() : this.activity.isOverload(outcome.error);
+    if (waited) return database.degraded({ message: 'the database answers; this instance is waiting for its connections' });
+    return database.down({ message: 'the database did not answer' });
+  }
+}
