@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 import type { Request } from 'express';
 import type { ServiceRequest } from './request-context';
 
@@ -14,11 +15,24 @@ export function clientOf(req: Request): string {
   return client;
 }
 
+/** A dual-stack listener's form of an IPv4 client: ipaddr.js's IPv6 parse would cost ~15 µs a request. */
+const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/** IPv6 clients' /64s, parsed once each: the parse costs more than the rest of a cached read. */
+const IPV6_BLOCKS = new LRUCache<string, string>({ max: 10_000 });
+
 /** The canonical form of an IP address (IPv6 by its /64), or undefined when `ip` is none. */
 export function clientAddress(ip: string): string | undefined {
-  if (ipaddr.IPv4.isValidFourPartDecimal(ip)) return ipaddr.IPv4.parse(ip).toString();
-  if (!ip.includes(':') || !ipaddr.IPv6.isValid(ip)) return undefined;
+  const ipv4 = IPV4_MAPPED.exec(ip)?.[1] ?? ip;
+  if (ipaddr.IPv4.isValidFourPartDecimal(ipv4)) return ipaddr.IPv4.parse(ipv4).toString();
+  if (!ip.includes(':')) return undefined;
+  const known = IPV6_BLOCKS.get(ip);
+  if (known !== undefined) return known;
+  if (!ipaddr.IPv6.isValid(ip)) return undefined;
   const address = ipaddr.IPv6.parse(ip);
-  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`;
+  const block = address.isIPv4MappedAddress()
+    ? address.toIPv4Address().toString()
+    : `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`;
+  IPV6_BLOCKS.set(ip, block);
+  return block;
 }
