@@ -45,15 +45,10 @@ export class ChangeLogRepository {
     await this.sql.rows(sql`DELETE FROM change_log_readers WHERE instance = ${reader} OR polled_at < now() - interval '1 day'`);
   }
 
-  /** The last event written and committed: after a commit, its event's id or a later one's. */
-  async lastEventId(): Promise<string | null> {
-    const [{ id }] = await this.sql.rows(sql<{ id: string | null }>`SELECT max(id)::text AS id FROM market_events`);
+  /** In `tx`: the event of a change to market `marketId`, with its record as the transaction leaves it; its id. */
+  async append(tx: Transaction, type: ChangeType, marketId: string): Promise<string> {
+    const [{ id }] = await this.sql.rows(sql<{ id: string }>`SELECT append_market_event(${type}, ${marketId}) AS id`, tx);
     return id;
-  }
-
-  /** In `tx`: the event of a change to market `marketId`, with its record as the transaction leaves it. */
-  async append(tx: Transaction, type: ChangeType, marketId: string): Promise<void> {
-    await this.sql.rows(sql`SELECT append_market_event(${type}, ${marketId})`, tx);
   }
 
   /** Up to `limit` of a source's events after `after`, and the log's ends. */

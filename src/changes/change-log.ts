@@ -114,25 +114,23 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     return deleted;
   }
 
-  /** In `tx`: the event of a change to market `marketId`. */
-  append(tx: Transaction, type: ChangeType, marketId: string): Promise<void> {
+  /** In `tx`: the event of a change to market `marketId`; its id. */
+  append(tx: Transaction, type: ChangeType, marketId: string): Promise<string> {
     return this.repository.append(tx, type, marketId);
   }
 
   /**
-   * After a transaction that appended an event for (source, slug) committed, before answering:
-   * this instance forgets the record at once, a poll that starts now gives the event its
-   * sequence, and the answer waits until every other live instance has read it (or stopped being live).
+   * After the transaction that appended event `eventId` for (source, slug) committed, before answering:
+   * this instance forgets the record at once, polls until the event has its sequence, and waits
+   * until every other live instance has read it (or stopped being live).
    */
-  async written(source: string, slug: string): Promise<void> {
+  async written(source: string, slug: string, eventId: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);
-    // Polls until every event up to the last committed one has its sequence: another instance's
-    // poll may hold the sequencer, or a transaction begun earlier still run (CHANGES_DEAF_AFTER_MS at most).
+    // Another instance's poll may hold the sequencer, or an older transaction still run (CHANGES_DEAF_AFTER_MS at most).
     const committed = performance.now();
-    const last = await this.repository.lastEventId().catch(() => null);
     for (;;) {
       const polled = await this.pollSoon().then(() => true, () => false);
-      const sequenced = this.pending === null || last === null || BigInt(this.pending.id) > BigInt(last);
+      const sequenced = this.pending === null || BigInt(this.pending.id) > BigInt(eventId);
       if (!polled || sequenced || performance.now() - committed >= this.deafAfterMs || this.stopped) break;
       await sleep(SEQUENCER_RETRY_MS);
     }

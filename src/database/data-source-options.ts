@@ -15,6 +15,7 @@ import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
 import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
+import { EventIdsReturned1765100000000 } from './migrations/1765100000000-EventIdsReturned';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   PartnerKeysNewestFirst1764900000000,
   ChangeLogReaders1764950000000,
   Webhooks1765000000000,
+  EventIdsReturned1765100000000,
 ];
 
 export interface DatabaseSettings {
@@ -43,11 +45,8 @@ export interface DatabaseSettings {
   statementTimeoutMs: number;
 }
 
-/**
- * The service's pool: fail fast instead of hanging when the database is gone (5030). The server's
- * own timeouts are its role's defaults in the database (sessionDefaults): a pooler refuses them
- * as startup parameters, and a SET would be session state on a pooled connection.
- */
+// Fails fast when the database is gone (5030). Server timeouts are the role's defaults (sessionDefaults): a pooler
+// refuses them as startup parameters, and a SET would be session state on a pooled connection.
 export function poolOptions(settings: DatabaseSettings): PoolConfig {
   return {
     connectionString: settings.url,
@@ -83,10 +82,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
 /** How long a transaction may sit idle before the server ends it (a client that went away mid-transaction). */
 export const IDLE_IN_TRANSACTION_MS = 30_000;
 
-/**
- * The service's timeouts as its role's defaults in its database, so every session gets them, behind a
- * pooler too; also SET for the session that runs this.
- */
+/** The service's timeouts as its role's defaults in its database, so every session gets them, behind a pooler too. */
 export function sessionDefaults(statementTimeoutMs: number): string {
   const settings = { statement_timeout: statementTimeoutMs, lock_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS };
   const statements = Object.entries(settings).flatMap(([name, ms]) => [
@@ -100,10 +96,7 @@ export function sessionDefaults(statementTimeoutMs: number): string {
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */
 export const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
-/**
- * The options of the session connection that applies migrations: DATABASE_DIRECT_URL, PostgreSQL
- * itself (a pooler would break its lock), so its timeouts can be startup parameters.
- */
+/** DATABASE_DIRECT_URL, PostgreSQL itself (a pooler would break the migrations' lock): timeouts as startup parameters. */
 export function migrationOptions(url: string, connectTimeoutMs: number): DataSourceOptions {
   const options = dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS });
   return { ...options, extra: { ...options.extra, statement_timeout: MIGRATION_STATEMENT_TIMEOUT_MS, lock_timeout: MIGRATION_STATEMENT_TIMEOUT_MS } } as DataSourceOptions;

@@ -22,8 +22,9 @@ export interface FilingRequest {
 
 /** What file_dispute answers: the dispute filed (now, or replayed under its idempotency key), or which check refused it. */
 export type Filing =
-  | { outcome: 'filed'; dispute_id: string; source: string | null; slug: string | null; replayed: boolean }
-  | { outcome: FilingRefusal; dispute_id: null; source: null; slug: null; replayed: boolean };
+  | { outcome: 'filed'; replayed: false; dispute_id: string; source: string; slug: string; event_id: string }
+  | { outcome: 'filed'; replayed: true; dispute_id: string; source: null; slug: null; event_id: null }
+  | { outcome: FilingRefusal; replayed: boolean; dispute_id: null; source: null; slug: null; event_id: null };
 
 export type FilingRefusal = 'key_revoked' | 'key_in_progress' | 'key_reused' | 'market_not_found' | 'other_source' | 'already_disputed' | 'not_resolved';
 

@@ -92,7 +92,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
     });
     if (filing.outcome !== 'filed') return { answer: new ApiError(REFUSALS[filing.outcome]), replayed: filing.replayed };
     if (!filing.replayed) {
-      await this.changes.written(filing.source!, filing.slug!);
+      await this.changes.written(filing.source, filing.slug, filing.event_id);
       this.metrics.disputesFiled.inc();
     }
     return { answer: { dispute_id: Number(filing.dispute_id) }, replayed: filing.replayed };

@@ -20,13 +20,14 @@ export class MarketWrites {
   /** Answered once this instance has the change (ChangeLog.written), so its next read shows it. */
   async record<T>(actor: AuditActor, type: ChangeType, write: (tx: Transaction) => Promise<AuditedMarketWrite<T>>): Promise<T> {
     let market!: AuditedMarketWrite<T>['market'];
+    let eventId!: string;
     const result = await this.audit.record(actor, async (tx) => {
       const outcome = await write(tx);
       market = outcome.market;
-      await this.changes.append(tx, type, String(market.id));
+      eventId = await this.changes.append(tx, type, String(market.id));
       return outcome;
     });
-    await this.changes.written(market.source, market.slug);
+    await this.changes.written(market.source, market.slug, eventId);
     return result;
   }
 }

@@ -4,7 +4,7 @@ import type { ChangeType } from '../../src/changes/change-event';
 import { skeleton } from '../../src/common/confusable-skeleton';
 
 /** Tells an application that (source, slug) changed, as the service's own writes do (ChangeLog.written). */
-export type Heard = (source: string, slug: string) => Promise<void>;
+export type Heard = (source: string, slug: string, eventId: string) => Promise<void>;
 
 /**
  * Test data written straight to the tables, so the partner-API suites do not depend on
@@ -78,12 +78,12 @@ export class Fixtures {
    * one transaction, as a fix by hand should; returns once the application has it.
    */
   async change<T>(source: string, slug: string, type: ChangeType, work: (manager: Queryable) => Promise<T>): Promise<T> {
-    const result = await this.dataSource.transaction(async (manager) => {
+    const { result, eventId } = await this.dataSource.transaction(async (manager) => {
       const result = await work(manager);
-      await manager.query('SELECT append_market_event($1, m.id) FROM markets m WHERE m.source = $2 AND m.slug = $3', [type, source, slug]);
-      return result;
+      const [{ id }] = await manager.query('SELECT append_market_event($1, m.id)::text AS id FROM markets m WHERE m.source = $2 AND m.slug = $3', [type, source, slug]);
+      return { result, eventId: id as string };
     });
-    await this.heard?.(source, slug);
+    await this.heard?.(source, slug, eventId);
     return result;
   }
 }

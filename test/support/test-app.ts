@@ -129,7 +129,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
     dataSource: new AppDatabase(app),
     databaseUrl: database.url,
     metrics: async () => (await fetch(`http://127.0.0.1:${app.get(MetricsServer).port}/metrics`)).text(),
-    heard: (source, slug) => app.get(ChangeLog).written(source, slug),
+    heard: (source, slug, eventId) => app.get(ChangeLog).written(source, slug, eventId),
     caughtUp: () => app.get(ChangeLog).pollSoon(),
     async close() {
       await app.close();
