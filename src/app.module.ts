@@ -24,12 +24,8 @@ import { ReviewModule } from './review/review.module';
 import { SCHEMA } from './schema';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-/**
- * The request pipeline: the middleware of ObservabilityModule and EdgeModule (see there), then
- * AuthGuard, the envelope interceptor, on POST routes the body (JsonBodyInterceptor, bound by
- * EdgeModule: read only once the guard lets the request in), the validation pipe, the handler,
- * and the exception filter.
- */
+// Pipeline: Observability and Edge middleware, AuthGuard, the envelope interceptor, the body on POST routes
+// (JsonBodyInterceptor: read only once the guard lets the request in), the validation pipe, the handler, the filter.
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),

@@ -9,17 +9,11 @@ import { parseQuery } from './edge/query-parser';
 import { ApiDocsRoutes } from './openapi/api-docs';
 import { StartupQuietLogger } from './observability/startup-quiet-logger';
 
-/**
- * Builds the application exactly as production runs it; tests use it too. The request
- * pipeline (middleware, guard, pipe, interceptors, filter) is registered by AppModule and its
- * modules; what lives here is the edge's HTTP server and Express's settings: query parser,
- * proxy trust, and the API docs.
- */
+/** The application exactly as production runs it; tests use it too. The request pipeline is registered by AppModule. */
 export async function createApp(): Promise<NestExpressApplication> {
   const http = httpConfig();
-  // The body is read by JsonBodyInterceptor after the guards (64 KiB limit, errors in the envelope). A failure to
-  // start is rethrown to the caller (main.ts prints it as one line), neither logged with its
-  // stack by Nest nor answered by process.abort().
+  // JsonBodyInterceptor reads the body, after the guards. A failed start is rethrown (main.ts prints it as one
+  // line), neither logged with its stack by Nest nor answered by process.abort().
   const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressAdapterWithDeadlines(http), {
     bodyParser: false,
     bufferLogs: true,

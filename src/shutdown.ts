@@ -13,20 +13,9 @@ const EXIT_CODE_OF_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 const SAME_SIGNAL_MS = 1_000;
 type StopSignal = keyof typeof EXIT_CODE_OF_SIGNAL;
 
-/**
- * SIGTERM or SIGINT: readiness answers 503 at once, and the instance serves as usual for
- * SHUTDOWN_DELAY_MS (a load balancer's time to notice). Then it drains: answers close their
- * connections; after half a second (requests already on their way are answered), it stops
- * accepting and lets in-flight requests finish (at most SHUTDOWN_GRACE_MS); then it closes the
- * pool and the embedded database (shutdown hooks) and exits 0. Past the grace, the connections
- * still open are closed and the shutdown goes on; exit 1 if it then does not end within a few
- * seconds.
- *
- * A stop asked for by a failure (the embedded database died: DatabaseModule sets the exit code,
- * then signals) has nothing to serve: no delay, or the delay cut short, and the exit code it set.
- * Any other second signal, of either kind, ends the process at once, unless it comes within a
- * second of the first (the same Ctrl-C, delivered by the terminal and again by npm).
- */
+// Readiness 503 at once, SHUTDOWN_DELAY_MS serving as usual for balancers to notice, then drain (SHUTDOWN_GRACE_MS).
+// A stop a failure asked for (DatabaseModule sets the exit code, then signals) has nothing to serve: no delay. Any
+// other second signal ends the process at once.
 export function stopOnSignals(app: NestExpressApplication, http: HttpConfig): void {
   const logger = new Logger('Bootstrap');
   const adapter = app.getHttpAdapter() as ExpressAdapterWithDeadlines;

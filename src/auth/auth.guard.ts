@@ -39,12 +39,7 @@ function presented(req: Request, access: Access): PresentedCredential | undefine
   return undefined;
 }
 
-/**
- * The one guard: reads the route's access (@Public, @PartnerKey, @Admin) and the credential
- * once, then in this order: an address over its failed-authentication budget is refused (4290)
- * before its credential takes a rate-limit window, the rate limit, then the lookup: 4010/4011
- * for partner keys, 4012/4031 for admin credentials.
- */
+/** An address over its failed-authentication budget is refused before its credential takes a rate-limit window. */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(

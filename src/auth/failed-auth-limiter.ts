@@ -9,17 +9,12 @@ import { MetricsService } from '../observability/metrics.service';
 const WINDOW_MS = 60_000;
 const MAX_BLOCKED_ADDRESSES = 100_000;
 
-/**
- * Failed authentications (unknown or revoked partner keys and admin credentials) per client IP:
- * past RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, the address is refused with 4290 for the rest of
- * the window, before any lookup. Without it a random key got a fresh rate budget each time,
- * and every guess was a database query. Failures are counted in the rate-limit store (shared
- * through Redis when there is one); the refusal itself reads only this instance's memory.
- */
+// Past RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, a client IP gets 4290 before any lookup: a guessed key is neither a
+// fresh rate budget nor a database query. Failures count in the rate-limit store (Redis when set); the refusal
+// reads only this instance's memory.
 @Injectable()
 export class FailedAuthLimiter {
   private readonly limit: number;
-  /** Addresses over the limit, and until when (ms). */
   private readonly blockedUntil = new Map<string, number>();
 
   constructor(
@@ -30,7 +25,6 @@ export class FailedAuthLimiter {
     this.limit = config.authFailuresPerMinute;
   }
 
-  /** 4290 for a client IP over its failed-authentication budget, until its window ends. */
   assertAllowed(req: Request): void {
     const address = clientOf(req);
     const until = this.blockedUntil.get(address);
@@ -44,10 +38,7 @@ export class FailedAuthLimiter {
     throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many failed authentications from this address', Math.ceil(left / 1000));
   }
 
-  /**
-   * Counts a failed authentication of the request's client IP; the failure that reaches the
-   * limit refuses the address for the rest of its window (the store's block starts only past it).
-   */
+  /** The failure that reaches the limit already refuses the address: the store's own block starts only past it. */
   async recordFailure(req: Request): Promise<void> {
     const address = clientOf(req);
     const record = await this.storage.increment(`ip:${address}`, WINDOW_MS, this.limit, WINDOW_MS, 'auth-failures');

@@ -55,10 +55,8 @@ export class PartnerKeysService {
     return (await this.repository.countPartners()) > 0;
   }
 
-  /**
-   * A new partner (source and name in NFC) with its first key: 4093 when another's source or name has
-   * the same skeleton. Only this check reads sources as people do; lookups compare them as stored.
-   */
+  // Stored in NFC; 4093 when another's source or name has the same skeleton. Only this check reads sources as people
+  // do; lookups compare them as stored.
   async createPartner(tx: Transaction, givenSource: string, givenName: string): Promise<{ partner: Partner } & IssuedKey> {
     const [source, name] = [toStored(givenSource), toStored(givenName)];
     const partner = await this.repository.insertPartner(tx, { source, name, sourceSkeleton: skeleton(source), nameSkeleton: skeleton(name) });
@@ -86,10 +84,7 @@ export class PartnerKeysService {
     return keys;
   }
 
-  /**
-   * Revokes one of a partner's keys (idempotent: `revokedNow` is false if it already was); it
-   * stops working at once on every instance, and no filing made with it commits after it.
-   */
+  /** Idempotent (`revokedNow` false if it already was); on every instance, no filing made with the key commits after. */
   async revokeKey(tx: Transaction, partnerId: string, keyId: string): Promise<{ key: ApiKey; revokedNow: boolean }> {
     const key = await this.repository.lockKeyForRevocation(tx, partnerId, keyId);
     if (!key) throw new ApiError(ErrorCatalogue.API_KEY_NOT_FOUND);

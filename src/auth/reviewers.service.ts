@@ -43,11 +43,8 @@ export class ReviewersService {
     return (await this.repository.accountByKey(hash)) ?? null;
   }
 
-  /**
-   * A new account, its name in NFC and its own as people read it, since decisions and the audit
-   * trail name who acted: 4093 if another account's (revoked or not) or the master key's has the
-   * same skeleton whatever the letter case (`uq_reviewers_name`, on lower(name), is SQL's floor).
-   */
+  // Decisions and the audit trail name who acted: 4093 if another account (revoked too) or the master key has the
+  // same caseless skeleton. `uq_reviewers_name`, on lower(name), is only SQL's floor.
   async createReviewer(tx: Transaction, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
     const name = toStored(given);
     const nameSkeleton = skeletonIgnoringCase(name);
@@ -69,10 +66,7 @@ export class ReviewersService {
     return this.repository.reviewerPage(page.afterId ?? '0', page.limit);
   }
 
-  /**
-   * Revokes a reviewer's key (idempotent: `revokedNow` is false if it already was): it stops
-   * working at once on every instance. An account cannot revoke itself (4031).
-   */
+  /** Idempotent (`revokedNow` false if it already was); the key stops working at once on every instance. */
   async revokeReviewer(tx: Transaction, actor: AdminActor, id: string): Promise<{ reviewer: Reviewer; revokedNow: boolean }> {
     // Not one's own: the last admin account would lock every admin out where no master key is set.
     if (actor.id === id) throw new ApiError(ErrorCatalogue.FORBIDDEN, 'an account cannot revoke itself: another admin, or the master key, can');

@@ -12,11 +12,7 @@ interface Waiter {
   wake: () => void;
 }
 
-/**
- * The changes feed's long polls: held until an event of their source is read after their
- * cursor, their wait ends, or the instance stops (then answered at once). At most
- * CHANGES_WAITS_PER_KEY per API key and CHANGES_WAITS_MAX in the instance (4290 beyond).
- */
+/** The changes feed's long polls: CHANGES_WAITS_PER_KEY per API key, CHANGES_WAITS_MAX per instance (4290 beyond). */
 @Injectable()
 export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
   private readonly bySource = new Map<string, Set<Waiter>>();
@@ -67,7 +63,7 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
     for (const waiter of this.bySource.get(source) ?? []) if (sequence > waiter.after) waiter.wake();
   }
 
-  /** The instance stops: every long poll is answered now, and none is held from now on. */
+  /** Every long poll is answered now, and none is held from now on. */
   stop(): void {
     this.stopping = true;
     for (const waiters of this.bySource.values()) for (const waiter of waiters) waiter.wake();

@@ -12,10 +12,7 @@ import type { ServiceRequest } from './request-context';
 /** Answers that say "later" say when: Retry-After, 1 s unless the error knows better. */
 const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code, ErrorCatalogue.SERVER_BUSY.code]);
 
-/**
- * Turns every failure into the error envelope, always with HTTP 200 (contract §1).
- * Unexpected failures are logged with the request id; their details never reach the body.
- */
+/** Every failure as the error envelope, always HTTP 200 (contract §1); unexpected details are logged, never sent. */
 @Catch()
 @Injectable()
 export class EnvelopeExceptionFilter implements ExceptionFilter {

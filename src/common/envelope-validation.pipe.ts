@@ -46,11 +46,8 @@ function fieldsOf(type: Function): DtoFields {
   return fields;
 }
 
-/**
- * False past MAX_FIELD_DEPTH, checked iteratively since class-transformer's recursion overflows the
- * stack. In nested DTO fields, Object.prototype names (`__proto__`, `toString`) are reported here:
- * class-transformer drops them silently, so whitelisting never sees them.
- */
+// Iterative, since class-transformer's recursion overflows the stack. Object.prototype names in nested DTO fields
+// (`__proto__`, `toString`) are reported here: class-transformer drops them silently, so whitelisting never sees them.
 function withinDepth(name: string, value: unknown, nested: boolean, problems: Problems): boolean {
   const pending: [unknown, number, string][] = [[value, 0, name]];
   while (pending.length > 0) {
@@ -74,10 +71,7 @@ class RuleViolations {
   constructor(readonly errors: ValidationError[]) {}
 }
 
-/**
- * The global validation pipe, linear in the input: bodies must be JSON objects (4001, but see NoBody);
- * unknown fields are refused by set lookup before class-transformer sees them; one 4000 lists the problems.
- */
+/** Linear in the input: unknown fields are refused by set lookup before class-transformer sees them. */
 @Injectable()
 export class EnvelopeValidationPipe extends ValidationPipe {
   constructor() {

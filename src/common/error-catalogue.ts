@@ -1,7 +1,4 @@
-/**
- * The public error catalogue. Codes are part of the partner contract
- * (shared/spec/contract.md §2): never reuse a code for another meaning.
- */
+/** Codes are part of the partner contract (shared/spec/contract.md §2): never reuse one for another meaning. */
 export const ErrorCatalogue = {
   INVALID_REQUEST: { code: 4000, msg: 'invalid request' },
   MALFORMED_JSON: { code: 4001, msg: 'malformed JSON body' },
@@ -37,11 +34,7 @@ export const ErrorCatalogue = {
 export type ErrorName = keyof typeof ErrorCatalogue;
 export type ErrorEntry = (typeof ErrorCatalogue)[ErrorName];
 
-/**
- * A failure that reaches the client as an error envelope with a catalogued code. It is an
- * outcome of the request, not a bug: no stack is captured (nothing reads it, and capturing one
- * through Express's and Nest's frames cost ~10 µs of every refused request).
- */
+/** An outcome of the request, not a bug: no stack is captured (nothing reads it, and every refusal would pay for it). */
 export class ApiError extends Error {
   readonly code: number;
   readonly detail: string;

@@ -23,7 +23,6 @@ export interface InFlightPlace {
   leave(): void;
 }
 
-/** A credential as a request sent it. */
 export interface PresentedCredential {
   /** The key or token in the form its route takes (`x-api-key`, `Authorization: Bearer`), else undefined. */
   secret?: string;

@@ -20,10 +20,7 @@ export const itemsOf = (list: string | undefined): string[] =>
 /** An origin as a browser's Origin header carries it (scheme, host, port only): the only form CORS can match. */
 const isOrigin = (text: string) => URL.canParse(text) && new URL(text).origin === text;
 
-/**
- * Every environment variable the service reads, with its default (also in the README's table).
- * Validated as a whole, so that one line names every bad value; configuration.ts splits it per concern.
- */
+/** Every variable the service reads (defaults as in the README), validated whole: one line names every bad value. */
 export class Environment {
   @Transform(toInt)
   @IsInt({ message: 'must be an integer from 1 to 65535' })
@@ -38,19 +35,12 @@ export class Environment {
   @Max(65535, { message: 'must be an integer from 0 to 65535' })
   METRICS_PORT = 9464;
 
-  /**
-   * Unset: the service's own PostgreSQL. Set but empty (a secret that was not filled in) is
-   * refused rather than read as unset: that would serve from an empty database of its own.
-   */
+  /** Unset: the service's own PostgreSQL. Set but empty is refused: read as unset, it would serve an empty database. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL (unset it for the service\'s own PostgreSQL)' })
   DATABASE_URL?: string;
 
-  /**
-   * A session connection to the primary, for what a pooler in transaction mode breaks: the
-   * migrations' lock at start. Default: DATABASE_URL. Its role may own the schema while
-   * DATABASE_URL's has only the grants docs/operations.md lists.
-   */
+  /** A session connection to the primary for the migrations, whose lock a transaction pooler breaks. Default: DATABASE_URL. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_DIRECT_URL?: string;
@@ -95,11 +85,7 @@ export class Environment {
   @Max(600000)
   DB_STATEMENT_TIMEOUT_MS = 2000;
 
-  /**
-   * Sent as a Bearer token, which HTTP trims and which holds no spaces: the key is taken
-   * trimmed (a secret file's trailing newline), and a space or a character a header cannot
-   * carry inside it is refused here rather than failing every sign-in later.
-   */
+  /** Sent as a Bearer token: taken trimmed (a secret file's newline); what a header cannot carry is refused at start. */
   @Transform(trimmedOrUndefined)
   @IsOptional()
   @IsString()
@@ -114,11 +100,7 @@ export class Environment {
   @IsIn(['auto', 'json', 'pretty'])
   LOG_FORMAT = 'auto';
 
-  /**
-   * Unset: rate-limit counts per instance. Set but empty (a secret that was not filled in) is
-   * refused rather than read as unset: every instance would count alone, each allowing the
-   * whole budget.
-   */
+  /** Shared rate-limit counts; unset: per instance. Set but empty is refused: each instance would allow the whole budget. */
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL (unset it for counts per instance)' })
   REDIS_URL?: string;
@@ -237,10 +219,7 @@ export class Environment {
   @Max(1073741824)
   MAX_BODY_BYTES_IN_FLIGHT = 8388608;
 
-  /**
-   * Bytes of answers written and not yet taken by their clients' connections, held in this
-   * process at once; beyond it, 5031 "server busy" for new requests (4290 for an address past a quarter).
-   */
+  /** Bytes of answers written and not yet taken by their connections; beyond it, 5031 (4290 for an address past a quarter). */
   @Transform(toInt)
   @IsInt()
   @Min(1048576)
@@ -314,10 +293,7 @@ export class Environment {
   @Max(12)
   WEBHOOK_FIRST_RETRY_SECONDS = 12;
 
-  /**
-   * On SIGTERM, how long the instance goes on serving as usual, readiness answering 503, before
-   * it drains: the time a load balancer takes to see it and send no more. 0: drain at once.
-   */
+  /** On SIGTERM, how long to serve as usual (readiness 503) before draining, for load balancers to notice. 0: at once. */
   @Transform(toInt)
   @IsInt()
   @Min(0)

@@ -23,10 +23,7 @@ export interface DatabaseLocation {
 
 const logger = new Logger('Database');
 
-/**
- * The server-side timeouts of the service's statements, as defaults of its role in its database,
- * set by the role itself through DATABASE_URL (a pooler too) before the pool opens.
- */
+/** Set by the role itself through DATABASE_URL (a pooler too), before the pool opens. */
 async function setSessionDefaults(url: string, connectTimeoutMs: number, statementTimeoutMs: number): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'settlement-oracle' });
   await client.connect();
@@ -37,11 +34,8 @@ async function setSessionDefaults(url: string, connectTimeoutMs: number, stateme
   }
 }
 
-/**
- * Pending migrations, applied before the pool opens on a session connection of their own
- * (DATABASE_DIRECT_URL when set: a pooler in transaction mode breaks the lock instances take
- * turns with), with the time a migration takes rather than the API's statement timeout.
- */
+// On a session connection of their own (DATABASE_DIRECT_URL when set: a transaction-mode pooler breaks the lock
+// instances take turns with), with a migration's statement timeout rather than the API's.
 async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, schema: DatabaseSchema): Promise<void> {
   const dataSource = await connectWithRetries(url, () => new DataSource(migrationOptions(url, connectTimeoutMs)).initialize(), startupNotice);
   try {
@@ -109,10 +103,7 @@ export interface DatabaseSchema {
 
 const DATABASE_SCHEMA = Symbol('DATABASE_SCHEMA');
 
-/**
- * The database: migrated, then its pool opened (DATABASE_POOL) and Sql over it, the read
- * replicas, and what tells a silent database from a busy instance (DatabaseActivity).
- */
+/** Migrated before its pool opens; DatabaseActivity tells a silent database from a busy instance. */
 @Global()
 @Module({})
 export class DatabaseModule implements OnApplicationShutdown {

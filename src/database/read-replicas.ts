@@ -46,12 +46,9 @@ class Replica {
   }
 }
 
-/**
- * The read replicas of DATABASE_READ_URL (contract §9). What only reads goes to one that has
- * every change this instance knows of (its replay position past the last change read from the
- * change log) and lags less than DB_READ_MAX_LAG_MS; else, or when it fails, to the primary. A
- * replica's lag is told in time from the primary's positions the change log's reads note.
- */
+// DATABASE_READ_URL's replicas (contract §9): a read goes to one that has replayed every change this instance has
+// read and lags less than DB_READ_MAX_LAG_MS, else to the primary. Lag is told in time from the primary's
+// positions, noted by the change log's reads.
 @Injectable()
 export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ReadReplicas');
@@ -100,10 +97,7 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     if (position !== null && (this.required === null || position > this.required)) this.required = position;
   }
 
-  /**
-   * A replica that may serve a read now, in turn; null: read on the primary. One that answers but
-   * was last seen short of the changes this instance knows of is asked its position again first.
-   */
+  /** A replica for a read now, in turn (null: the primary); one last seen short of the known changes is asked again first. */
   async pick(): Promise<pg.Pool | null> {
     const fresh = this.fresh();
     if (fresh || this.required === null) return fresh;

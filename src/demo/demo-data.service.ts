@@ -12,10 +12,7 @@ import { DEMO_KEYS_HINT, printDemoKeys } from './demo-keys-notice';
 export const DEMO_SOURCE = 'demo';
 export const LOCAL_ADMIN_NAME = 'local-admin';
 
-/**
- * Zero-setup mode only (embedded database, no DATABASE_URL): on the first start, a demo
- * partner and one market in each status, so the README's examples answer at once.
- */
+/** Zero-setup mode only (no DATABASE_URL), on the first start: demo data so the README's examples answer at once. */
 @Injectable()
 export class DemoDataService implements OnApplicationBootstrap {
   private readonly logger = new Logger('DemoData');

@@ -1,7 +1,4 @@
-/**
- * The demo keys as lines to paste into a shell, on stdout: not inside a JSON log line, so that
- * they can be copied as they are. Shown once; `npm run demo:keys` issues new ones.
- */
+/** On stdout, not in a JSON log line, so they can be pasted into a shell as they are; `npm run demo:keys` issues new ones. */
 export function printDemoKeys(keys: { apiKey: string; adminKey: string | null }, heading: string): void {
   // On a terminal, set apart and in bold; the export lines themselves stay plain, to copy as they are.
   const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);

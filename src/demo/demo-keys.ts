@@ -20,11 +20,7 @@ export interface DemoKeys {
   adminKey: string;
 }
 
-/**
- * A new API key for the demo partner and a new key for the `local-admin` account, on the
- * zero-setup database, whether its server is running or not: both in one transaction, so a
- * failure leaves no key active that nobody was shown.
- */
+/** Both keys in one transaction, so a failure leaves no key active that nobody was shown; the server need not be running. */
 export async function issueDemoKeys(database: DatabaseConfig, authSettings: AuthConfig): Promise<DemoKeys> {
   if (database.url) {
     throw new StartupError('demo keys exist only in the zero-setup mode (DATABASE_URL is set): issue keys through the admin API');

@@ -9,11 +9,8 @@ import { shedRequest } from './shed';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/**
- * What a request with a body counts at least: its guards' database and Redis work come before
- * its place among the requests in progress (taken once its body is read), so this budget bounds
- * how many such requests are worked on at once (4,096 with the default 8 MiB).
- */
+// The guards' database and Redis work come before a body's request takes its place among those in progress, so
+// this floor bounds how many such requests are worked on at once.
 const BODY_COUNTS_AT_LEAST = 2 * 1024;
 
 /** Whether `req` comes with a body (a length, or chunks). */
@@ -21,29 +18,19 @@ function hasBody(req: Request): boolean {
   return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 }
 
-/**
- * Whether `req`'s body is read (JsonBodyInterceptor): it has one, and is a POST, the one method
- * whose routes take a body. Any other body is not read, holds nothing and is thrown away by Node.
- */
+/** POST is the one method whose routes take a body; any other body is not read, holds nothing, and Node drops it. */
 export function readsBody(req: Request): boolean {
   return req.method === 'POST' && hasBody(req);
 }
 
-/**
- * The Content-Length of a body sent as is; undefined when it comes in chunks or compressed (the
- * limit is on what a compressed body inflates to).
- */
+/** Undefined when chunked or compressed: the limit is on what a compressed body inflates to. */
 export function declaredLength(req: Request): number | undefined {
   const compressed = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
   const declared = req.headers['content-length'];
   return compressed || declared === undefined ? undefined : Number(declared);
 }
 
-/**
- * What reading `req`'s body may hold in memory: its declared length, or the limit when it comes
- * in chunks or compressed; at least BODY_COUNTS_AT_LEAST. A body declared over the limit is
- * refused without being held (it is read off), and counts that least.
- */
+// A body declared over the limit is refused without being held (it is read off), so it counts the least.
 function bytesToHold(req: Request): number {
   if (!readsBody(req)) return 0;
   const length = declaredLength(req);
@@ -51,16 +38,9 @@ function bytesToHold(req: Request): number {
   return length <= BODY_LIMIT_BYTES ? Math.max(length, BODY_COUNTS_AT_LEAST) : BODY_COUNTS_AT_LEAST;
 }
 
-/**
- * The request bodies read and worked on are held in memory together, so the process holds at
- * most MAX_BODY_BYTES_IN_FLIGHT of them (by declared length, 2 KiB at least), from their
- * headers until their answers are written, and one client address at most a quarter of that
- * (ByteBudget). Beyond its share, 4290; beyond the whole, 5031; both with Retry-After at once,
- * before the guards' database and Redis work. Without the bound, a few thousand connections
- * trickling 64 KiB bodies at once exhausted the heap. A body is read only once the guards let
- * its request in (JsonBodyInterceptor): a request they refuse gives its bytes back as soon as
- * it is answered. Requests without a body never wait on it.
- */
+// Bodies in progress are held in memory together: at most MAX_BODY_BYTES_IN_FLIGHT by declared length, an address a
+// quarter (ByteBudget), else 4290 / 5031 before the guards' work. Bodies are read only once the guards let their
+// requests in (JsonBodyInterceptor), so a refused request gives its bytes back as soon as it is answered.
 @Injectable()
 export class BodyBudgetMiddleware implements NestMiddleware {
   private readonly budget: ByteBudget;

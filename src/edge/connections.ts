@@ -11,27 +11,13 @@ import { shedRequest } from './shed';
 /** Dropped requests a refused connection may send before it is closed without its answers. */
 const DROPS_BEFORE_CLOSING = 64;
 
-/**
- * Dropped requests held process-wide: Node keeps a dropped request until its connection closes,
- * and thousands of connections each sending their 64 would hold more than the heap has. Past
- * this many, a refused connection that sends another is closed at once.
- */
+// Process-wide: Node keeps a dropped request until its connection closes, and thousands of connections each
+// sending their 64 would outgrow the heap. Past this many, a refused connection that sends another closes at once.
 const MAX_DROPS_HELD = 1024;
 
-/**
- * At most MAX_REQUESTS_PER_CONNECTION requests in progress on one connection. A client that
- * pipelines more gets 4290 with Connection: close for the first one past the limit, after its
- * answers in progress, and then the connection closes; what it pipelined behind the refusal gets
- * no work and no answer (an HTTP client sends unanswered requests again on a new connection).
- *
- * Node parses what it reads of a connection whole, in one turn of the event loop (64 KiB:
- * hundreds of small pipelined requests), so the refusal cannot stop the requests already read
- * behind it: the HTTP server asks `admits` before Express, and they are dropped before any work.
- * Node stops reading the connection at the refusal; one that still sends DROPS_BEFORE_CLOSING
- * more is closed. A client pipelining without reading thus costs one read of its connection,
- * whatever it writes. The limit stays below DB_POOL_SIZE (validateEnvironment): one connection
- * never holds every database connection.
- */
+// Past MAX_REQUESTS_PER_CONNECTION: 4290, Connection: close, and no work or answer for what was pipelined behind (clients
+// resend it). Node parses a whole 64 KiB read in one turn, so the server asks `admits` before Express to drop what was
+// read behind the refusal. Below DB_POOL_SIZE (validateEnvironment): one connection never holds the whole pool.
 @Injectable()
 export class ConnectionLimits implements OnApplicationBootstrap {
   private readonly limit: number;
@@ -64,12 +50,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     }
   }
 
-  /**
-   * Shutting down: each connection with answers in progress closes after the newest of them
-   * (Node writes a connection's answers in order, so the older ones go out first). A request
-   * taken in on it later moves the close to its own answer (the server gives every request from
-   * now on Connection: close).
-   */
+  // Each busy connection closes after its newest answer (Node writes a connection's answers in order); a request
+  // taken in on it later moves the close to its own answer.
   closeAfterTheirAnswers(): void {
     this.draining = true;
     for (const answers of this.busy) {
@@ -80,11 +62,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     }
   }
 
-  /**
-   * Whether the last request taken in on `socket` was answered before its body had all arrived
-   * (refused by a guard, or a body that is not read): what the parser then finds wrong with
-   * that body concerns a request that has its answer (ProtocolErrors).
-   */
+  // Answered before its body had all arrived (refused by a guard, or a body not read): what the parser then finds
+  // wrong with that body concerns a request that has its answer (ProtocolErrors).
   answeredBeforeItsBody(socket: Socket): boolean {
     return this.answeredEarly.has(socket);
   }
@@ -144,7 +123,6 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   }
 }
 
-/** ConnectionLimits in the request pipeline. */
 @Injectable()
 export class ConnectionLimitMiddleware implements NestMiddleware {
   constructor(private readonly limits: ConnectionLimits) {}

@@ -7,14 +7,9 @@ import { successEnvelope } from '../common/envelope';
 /** A preflight's answer: the CORS headers say what is allowed; the body is the envelope of every answer. */
 const PREFLIGHT_ANSWER = successEnvelope({});
 
-/**
- * CORS (the `cors` package) for CORS_ORIGINS, inside the pipeline: a preflight is answered here,
- * HTTP 200 with the success envelope like every answer of the API (contract §1; browsers take any
- * 2xx), with the request id, the security headers and its log line (Nest's `enableCors` mounts
- * `cors` ahead of every middleware, so preflights had none of them). An OPTIONS request that is
- * no preflight (no Origin, or no Access-Control-Request-Method) goes on to be answered as any
- * unknown route is: 4044 in the envelope.
- */
+// Inside the pipeline, not Nest's `enableCors` (mounted ahead of every middleware): a preflight gets the request id,
+// security headers and log line, and HTTP 200 with the envelope (contract §1; browsers take any 2xx). An OPTIONS
+// request that is no preflight goes on as any unknown route (4044).
 @Injectable()
 export class CorsMiddleware implements NestMiddleware {
   private readonly cors: RequestHandler;

@@ -11,15 +11,8 @@ import { ProtocolErrors } from './protocol-errors';
 import { RequestChecksMiddleware } from './request-checks.middleware';
 import { SecurityHeadersMiddleware } from './security-headers.middleware';
 
-/**
- * What the service does at its edge, before any route's own work: the HTTP server's deadlines and
- * read order (ExpressAdapterWithDeadlines, made in createApp), protocol errors, and this
- * middleware, in order after the request's observation (ObservabilityModule, global, so first):
- * the request checks, the security headers, the per-connection limit (preflights pipelined on one
- * connection are bounded like any request), CORS when CORS_ORIGINS is set, the body budget on
- * POST routes, the per-process limit. '/' is Express's cheap match for every path. The JSON body
- * is read on POST routes only, after the guard (JsonBodyInterceptor, bound before the routes are).
- */
+// The middleware runs after ObservabilityModule's (global, so first). The per-connection limit precedes CORS, so
+// pipelined preflights are bounded like any request. '/' is Express's cheap match for every path.
 @Module({
   providers: [ConnectionLimits, ProtocolErrors],
 })
@@ -39,10 +32,7 @@ export class EdgeModule implements NestModule {
   }
 }
 
-/**
- * JsonBodyInterceptor first among each POST handler's own interceptors (the global ones run
- * before): an instance, as the modules were scanned for interceptor classes already.
- */
+// First among each POST handler's own interceptors; an instance, as the modules were already scanned for classes.
 function readBodiesOnPostRoutes(modules: ModulesContainer): void {
   const jsonBody = new JsonBodyInterceptor();
   for (const module of modules.values()) {

@@ -16,21 +16,13 @@ const ANSWERS_QUEUED_BEFORE_PAUSE = 1;
 /** A connection that neither sends nor reads anything for this long is closed (a client that stopped reading its answers). */
 const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 
-/**
- * On shutdown, how long the server goes on as it is, answering with Connection: close, before
- * it stops accepting and closes its idle connections: a request a keep-alive client sent before
- * it could know (on the answer it had just read) is on its way or unread in the socket's buffer,
- * and closing its "idle" connection at once would cut it off unanswered.
- */
+// Before closing idle connections on shutdown: a keep-alive client may have sent a request before it could know, and
+// closing its "idle" connection at once would cut that request off unanswered.
 const DRAIN_SETTLE_MS = 500;
 
-/**
- * Express on an HTTP server with this service's deadlines instead of Node's defaults (300 s to
- * send a request; its timeouts checked every 30 s): a client sending its headers or its body
- * slowly is cut off after HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS (within a second),
- * and answered 4000 in the envelope where it can still be (ProtocolErrors). Node reads the
- * checking interval only when the server is created, hence a server of our own here.
- */
+// Node's defaults give 300 s to send a request, checked every 30 s; here HTTP_HEADERS_TIMEOUT_MS and
+// HTTP_REQUEST_TIMEOUT_MS hold within a second. Node reads the checking interval only when the server is created,
+// hence a server of our own.
 export class ExpressAdapterWithDeadlines extends ExpressAdapter {
   private admits: (socket: Socket) => boolean = (socket) => !socket.destroyed;
   private closeBusyConnections: () => void = () => undefined;
@@ -42,30 +34,18 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     super();
   }
 
-  /**
-   * Who decides, before Express, whether a request Node parsed is worked on at all
-   * (ConnectionLimits: not on a closed connection, nor on one refused past its limit).
-   */
+  /** Who decides, before Express, whether a request Node parsed is worked on at all (ConnectionLimits). */
   admitRequestsBy(admits: (socket: Socket) => boolean): void {
     this.admits = admits;
   }
 
-  /**
-   * Who, on shutdown, makes each connection with answers in progress close after them
-   * (ConnectionLimits, which knows them).
-   */
+  /** Who, on shutdown, closes each busy connection after its answers (ConnectionLimits, which knows them). */
   closeBusyConnectionsBy(close: () => void): void {
     this.closeBusyConnections = close;
   }
 
-  /**
-   * Shutting down: every answer from now on closes its connection, the answers in progress
-   * included, so that keep-alive clients leave once answered instead of sending more. For
-   * DRAIN_SETTLE_MS (at most `graceMs`) nothing else changes, so that requests already sent on
-   * idle connections are read and answered; then connections with nothing in progress are
-   * closed as they become idle. The server stops accepting when the application closes it, which
-   * the caller does next.
-   */
+  // Every answer from now on closes its connection, so keep-alive clients leave; for DRAIN_SETTLE_MS requests already
+  // sent on idle connections are still answered, then idle connections close. The caller then closes the server.
   async drain(graceMs: number): Promise<void> {
     this.announceStop();
     this.draining = true;
@@ -131,9 +111,8 @@ export class ExpressAdapterWithDeadlines extends ExpressAdapter {
     // body of a request the guards may refuse. It is sent once they let it in (JsonBodyInterceptor).
     server.on('checkContinue', listener);
     server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
-    // A request with more header fields than this is refused by the parser as it reads them
-    // (4130, ProtocolErrors), where Node's default takes 2,000: a thousand tiny header lines
-    // held ~100 KB per request, and 2,000 such requests at once exhausted the heap.
+    // Refused by the parser as it reads them (4130, ProtocolErrors): Node's default of 2,000 tiny header lines lets
+    // each request hold far more memory than any client needs.
     server.maxHeadersCount = MAX_HEADERS_COUNT;
     gate.watch(server);
     this.setHttpServer(server);

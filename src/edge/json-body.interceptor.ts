@@ -14,14 +14,9 @@ const UTF8 = new TextDecoder('utf-8');
 /** The bytes of each body read: an empty one is no JSON, as if none was sent. */
 const rawBodies = new WeakMap<object, Buffer>();
 
-// Every body is read as JSON whatever its Content-Type: this is a JSON-only API, and a
-// mislabelled body is better reported as malformed JSON than silently ignored. (body-parser
-// reads an empty body as {}; `verify` sees its bytes first, and also makes it hold them as
-// buffers, decoded once, rather than as a growing string.) Bodies are UTF-8 (RFC 8259 §8.1),
-// strictly: body-parser decodes any `utf-*` charset iconv-lite knows (UTF-16 of either byte
-// order, UTF-32, UTF-7, labels such as `utf--8`) and what does not decode as U+FFFD, which
-// PostgreSQL would then store in place of what was sent. Another charset is 4000, bytes that
-// are not UTF-8 are 4001, both once the body is read (64 KiB at most).
+// JSON whatever the Content-Type: a mislabelled body is better malformed than ignored. Strictly UTF-8 (RFC 8259 §8.1):
+// body-parser decodes any `utf-*` charset (UTF-16, UTF-7, `utf--8`...) and stores undecodable bytes as U+FFFD.
+// `verify` keeps the raw bytes, since body-parser reads an empty body as {}.
 const parseJson = json({
   limit: BODY_LIMIT_BYTES,
   strict: false,
@@ -45,18 +40,9 @@ function bodyOf(req: Request): unknown {
 
 const bodyNotArrived = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request body did not arrive');
 
-/**
- * Reads the body (64 KiB at most) after the guards: a request refused for its credentials, its
- * rate limit or its route is answered without its body being read (Node reads it off the
- * connection, keeping nothing), and its bytes of the body budget (BodyBudgetMiddleware) are
- * given back as soon as it is answered. Before, bodies were read first, so slow uploads without
- * a valid key, one from each of four addresses, held the whole budget until their deadline, and
- * every partner's disputes got 5031 meanwhile. A failure to read it is the request's answer
- * (4001, 4130); a body refused for its size is read off to its end first (body-parser), so that
- * the client reads the answer rather than a reset; the request's deadline bounds that wait.
- * Once its body is read, a request takes its place among the requests in progress
- * (LoadSheddingMiddleware): slow uploads do not take the places of requests ready to run.
- */
+// After the guards, so a refused request is answered unread and gives its body budget back at once. A body refused for
+// its size is read off first, so the client reads the answer rather than a reset. The request then takes its place
+// among those in progress (LoadSheddingMiddleware): slow uploads do not hold the places of requests ready to run.
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -66,7 +52,6 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
-/** Reads `req`'s body into `req.body`, or throws why it cannot. */
 async function read(req: ServiceRequest, res: Response): Promise<void> {
   // Its connection closed while the guards ran.
   if (req.socket.destroyed) throw bodyNotArrived();

@@ -16,23 +16,9 @@ const NEVER_SHED = /^\/health(\/|$)/;
 /** An address may always have this much unread (a back-office page and change). */
 const UNREAD_SHARE_AT_LEAST = 512 * 1024;
 
-/**
- * At most MAX_REQUESTS_IN_FLIGHT requests worked on in this process at once, until their answers
- * are written (clients that do not read their answers do not keep the places): counted from here
- * for a request without a body, before the guards' database and Redis work; for one with a body,
- * from when its body is read, after the guards (its `place`, taken by JsonBodyInterceptor: slow
- * uploads do not take the places of requests ready to run, and their guards' work is bounded by
- * the body budget, BodyBudgetMiddleware).
- * Beyond it, 5031 "server busy" with Retry-After, at once: before any database or Redis work,
- * instead of a queue that grows until every answer is late or the heap runs out.
- *
- * What clients do not read stays in this process (a connection's pipelined answers wait for the
- * one before them; the kernel takes only so much of a socket's), so the answers written and not
- * yet taken by their connections are counted too, by Content-Length, against
- * MAX_UNREAD_ANSWER_BYTES with a share per client address (ByteBudget). Past it, new requests
- * get 5031, or 4290 from an address past its share: before, ~600 connections from one address,
- * each pipelining 8 reads of large records and reading nothing, took the heap in seconds.
- */
+// Past MAX_REQUESTS_IN_FLIGHT, 5031 at once, before any database or Redis work, rather than a queue that grows until
+// the heap runs out. Answers clients have not read stay in this process, so their bytes count too, against
+// MAX_UNREAD_ANSWER_BYTES with a share per client address (ByteBudget: 4290 past it).
 @Injectable()
 export class LoadSheddingMiddleware implements NestMiddleware {
   private readonly limit: number;

@@ -17,14 +17,9 @@ function rejectionOf(code: string | undefined): ApiError {
   return new ApiError(ErrorCatalogue.INVALID_REQUEST, 'the request could not be parsed as HTTP');
 }
 
-/**
- * Requests Node's HTTP parser rejects before the application sees them (a malformed request
- * line or header, headers over 16 KiB, a broken chunked body, a request that does not arrive
- * within the server's deadlines, CONNECT) are answered in the envelope (HTTP 200, 4000 or 4130,
- * Connection: close) where the connection can still carry an answer, instead of Node's empty
- * 400/408/431 or a closed connection. Such an answer's x-request-id is in a log line of its own
- * (route "unparsed": the request has no method or URL the service read), as every request's is.
- */
+// What Node's parser rejects (malformed, headers over 16 KiB, broken chunking, past the deadlines, CONNECT) is answered
+// in the envelope (HTTP 200, Connection: close) where the connection can still carry it, not Node's empty 400/408/431.
+// Logged on a line of its own, route "unparsed".
 @Injectable()
 export class ProtocolErrors implements OnApplicationBootstrap {
   constructor(

@@ -3,11 +3,7 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 export const MAX_QUERY_PARAMETERS = 1000;
 
-/**
- * Express's query parser, without its silent cut: Node's querystring keeps the first 1,000
- * parameters and drops the rest (a 1,100-parameter query ending in `slug` read as one without
- * a slug: 4100). More parameters than that is a 4000 naming the limit.
- */
+/** Node's querystring silently drops parameters past 1,000: more than that is a 4000 naming the limit. */
 export function parseQuery(text: string | null): Record<string, unknown> {
   if (!text) return {};
   let parameters = 1;

@@ -2,12 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-/**
- * Requests Node may parse in one turn of the event loop before every connection stops being
- * read until the next turn. Node parses each 64 KiB read whole (up to ~3,600 pipelined requests,
- * ~2 KB of objects each), and one turn reads every connection that has data: without a bound,
- * the memory of a turn grows with the number of connections (docs/operations.md).
- */
+/** Per turn before every connection pauses: unbounded, a turn's memory grows with the connections (docs/operations.md). */
 export const REQUESTS_PARSED_PER_TURN = 512;
 
 /** Client addresses whose last turn is remembered (the least recently seen are forgotten first). */
@@ -16,19 +11,9 @@ const ADDRESSES_REMEMBERED = 10_000;
 /** The longest new connections wait for the connections queued to be accepted (see ReadGate). */
 const MAX_NEW_HOLD_MS = 250;
 
-/**
- * Bounds what one turn of the event loop parses, whatever the number of connections: once
- * REQUESTS_PARSED_PER_TURN requests have been parsed, every connection that is being read stops
- * being read (libuv then skips their pending reads of this turn; TCP holds the rest in the
- * clients' and the kernel's buffers), and is read again from the next turn on, in a fair order
- * (see resumeInOrder).
- *
- * libuv accepts one connection per turn, so a new client waits for as many turns as there are
- * connections queued ahead of it, and a turn that reads a flooding connection is long. So after
- * a full turn that read new connections, new connections are accepted and held, unread, until a
- * turn accepts none (the queue is empty; turns are short meanwhile) or MAX_NEW_HOLD_MS have
- * passed: then they are read in the fair order, a newcomer from another address first.
- */
+// Past REQUESTS_PARSED_PER_TURN, every connection being read pauses until the next turn, then resumes in a fair order.
+// libuv accepts one connection per turn, so after a full turn new connections are held unread until a turn accepts
+// none or MAX_NEW_HOLD_MS pass: newcomers do not wait behind every queued connection's long turn.
 export class ReadGate {
   private readonly connections = new Set<Socket>();
   /** Connections that have had requests parsed. */
@@ -48,7 +33,6 @@ export class ReadGate {
 
   constructor(private readonly limit = REQUESTS_PARSED_PER_TURN) {}
 
-  /** Tracks the connections of `server`. */
   watch(server: Server): void {
     server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
@@ -58,7 +42,6 @@ export class ReadGate {
     });
   }
 
-  /** Node parsed a request of `socket`. */
   requestParsed(socket: Socket): void {
     if (!this.known.has(socket)) {
       this.known.add(socket);
@@ -116,12 +99,8 @@ export class ReadGate {
     this.resumeInOrder(held);
   }
 
-  /**
-   * The kernel hands over ready connections in the order they are resumed, and one flooding
-   * connection can fill a turn: by address, the one read least recently first, then known
-   * connections before new ones, those held longest first. An address opening connections by
-   * the thousand takes one turn in two, not every turn before anyone else's.
-   */
+  // The kernel hands ready connections over in resume order: the address read least recently first, then known before
+  // new, longest held first. An address opening thousands of connections takes one turn in two, not every turn.
   private resumeInOrder(held: Socket[]): void {
     const rank = (socket: Socket) => [
       this.addressRead.get(socket.remoteAddress ?? '') ?? -1,

@@ -25,15 +25,9 @@ function hostFields(req: Request): number {
 /** Node's own test of an Expect header for 100-continue (what it answers 100 Continue to). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
-/**
- * The first checks of every request: a path that is not valid percent-encoding, an
- * HTTP/1.1 request without Host (which HTTP/1.1 requires; Node would answer it an empty 400) or
- * with two (RFC 9112 §3.2: proxies and the service could read different hosts),
- * or an expectation other than 100-continue (Node would answer it an empty 417), is 4000
- * whatever route it names; and no conditional request: Express answers a matching
- * If-None-Match (`*` matches anything) or If-Modified-Since with a bodiless 304, and every
- * answer here is a whole envelope with HTTP 200 (spec §1).
- */
+// 4000 before any route, where Node would answer an empty 400/417: HTTP/1.1 without Host, or with two (RFC 9112 §3.2:
+// proxies could read another host), or an Expect other than 100-continue. Conditional headers are dropped: Express
+// would answer a bodiless 304, and every answer is a whole envelope with HTTP 200 (spec §1).
 @Injectable()
 export class RequestChecksMiddleware implements NestMiddleware {
   use(req: Request, _res: Response, next: NextFunction): void {

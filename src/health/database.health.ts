@@ -23,11 +23,8 @@ export class DatabaseHealthIndicator {
     @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {}
 
-  /**
-   * Up when the primary takes writes within 1 s (a standby, or a primary turned read-only, would
-   * answer every write 5030). A ping that waited for a full pool while the database answered others
-   * is "degraded", still 200: a balancer must not take every busy instance out at once.
-   */
+  // A write within 1 s: a standby or read-only primary would answer every write 5030. A ping that waited on a full pool
+  // while the database answered others is "degraded", still 200: a balancer must not drop every busy instance at once.
   writable() {
     this.pending ??= this.ping().finally(() => (this.pending = undefined));
     return this.pending;

@@ -9,21 +9,12 @@ interface Window {
   blockedUntil: number;
 }
 
-/**
- * Windows kept at most: ~250 bytes each (its key holds a credential's hash), so ~12 MB. Every
- * distinct client IP, key or admin credential seen in a minute has one, guesses included; past
- * this many, the least recently counted go first (they start over: fail open, as when the
- * store fails), so no stream of new trackers can grow the heap.
- */
+// Every client IP, key or admin credential seen in a minute has a window, guesses included. Past this many, the least
+// recently counted start over (fail open, as when the store fails): no stream of new trackers can grow the heap.
 export const MAX_WINDOWS = 50_000;
 
-/**
- * Rate-limit counters in this process: fixed windows, the same rule as RedisThrottlerStorage.
- * Replaces @nestjs/throttler's default storage, which keeps every hit's timestamp and filters
- * the whole list on each request (at a partner's polling rate, the public read's largest cost in
- * the profile: docs/benchmarks.md), and keeps every tracker until its window ends, however many.
- * This is O(1) per hit, and bounded (lru-cache).
- */
+// Fixed windows, as RedisThrottlerStorage: O(1) per hit and bounded. @nestjs/throttler's default storage filters
+// every hit's timestamp on each request, and keeps every tracker until its window ends.
 export class MemoryThrottlerStorage implements ThrottlerStorage {
   private readonly windows: LRUCache<string, Window>;
 

@@ -2,11 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Response } from 'express';
 
-/**
- * @nestjs/throttler's guard, whose refusal also states the budget: X-RateLimit-Limit,
- * X-RateLimit-Remaining (0) and X-RateLimit-Reset (the seconds until the window lets the client
- * in again, as Retry-After), as every answer within the budget does.
- */
+/** Its refusal states the budget too (X-RateLimit-Limit, -Remaining 0, -Reset as Retry-After), as answers within it do. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {

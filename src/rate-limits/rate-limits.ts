@@ -12,10 +12,7 @@ export type RateLimitKind = 'public' | 'dispute' | 'changes' | 'admin';
 
 export const RATE_LIMIT = 'rate-limit:kind';
 
-/**
- * Puts the route under one of the budgets: `public` per client IP, `dispute` and `changes` per
- * partner API key, `admin` per admin credential. Routes without it are not limited (health).
- */
+/** `public` per client IP, `dispute` and `changes` per partner API key, `admin` per admin credential; none: unlimited. */
 export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
 
 /** Every budget is per minute: a fixed window, and a tracker over its limit waits it out. */
@@ -23,19 +20,13 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
-/**
- * The public budget per client IP (as Express's `trust proxy` sees it), the others per
- * credential, by the hash AuthGuard read once (RequestContext.credential).
- */
+/** `public` per client IP (as `trust proxy` sees it); the others per credential hash, read once by AuthGuard. */
 function trackerOf(req: ServiceRequest, kind: RateLimitKind): string {
   if (kind === 'public') return `ip:${clientOf(req)}`;
   return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${req.context.credential!.hash}`;
 }
 
-/**
- * No budget for routes of no kind (health, metrics), nor for requests without a credential where
- * theirs needs one: AuthGuard answers them 4010 or 4012 at once, without a lookup.
- */
+/** Nor for requests lacking the credential their route needs: AuthGuard answers them 4010 or 4012 without a lookup. */
 function exempt(context: ExecutionContext): boolean {
   const kind = kindOf(context);
   return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);

@@ -32,17 +32,9 @@ export interface RedisStorageOptions {
   onFailure: (error: Error) => void;
 }
 
-/**
- * Rate-limit counters in Redis, so every instance shares one budget per tracker.
- *
- * Its decided policy when Redis fails: fail open. A command that errs or takes longer than
- * REDIS_COMMAND_TIMEOUT_MS is counted in this instance's memory instead (as without
- * REDIS_URL), and Redis is not asked again for BREAK_MS; while disconnected, commands fail at
- * once (no offline queue). A request never waits longer than the timeout, and never fails,
- * because of Redis. ioredis reconnects by itself; its errors go to `onFailure`, never unhandled.
- * (The maintained Redis storage for @nestjs/throttler does not support NestJS 12 yet; this is
- * its one operation, as a Lua script.)
- */
+// Decided policy when Redis fails: fail open. A command that errs or passes REDIS_COMMAND_TIMEOUT_MS counts in memory
+// and Redis rests for BREAK_MS; no offline queue, so no request waits longer or fails because of Redis. Ours because
+// the maintained Redis storage for @nestjs/throttler does not support NestJS 12 yet.
 export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly redis: Redis;
   private readonly fallback = new MemoryThrottlerStorage();
@@ -61,10 +53,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     this.redis.defineCommand('throttleHit', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
   }
 
-  /**
-   * Connects before the first request, so that instances starting together share their counts
-   * from the start; should Redis not answer, the instance starts anyway (and counts in memory).
-   */
+  /** Before the first request, so instances starting together share counts; without Redis the instance starts anyway. */
   async connect(): Promise<void> {
     await this.redis.connect().catch((error: Error) => this.options.onFailure(error));
   }

@@ -13,32 +13,22 @@ export const QUEUE_SCHEMA = 'pgboss';
 const DELIVERIES = 'webhook-deliveries';
 const GIVEN_UP = 'webhook-deliveries-given-up';
 
-/**
- * The retry schedule (contract §7): pg-boss waits retryDelay (12 s) × 2^(n-1) × (1 + a random
- * fraction) before retry n, capped at an hour: 12–24 s, 24–48 s, … 51–60 min, then hourly; 32
- * retries (33 attempts) span 24.7 to 25.7 hours, then the delivery is given up.
- */
+// Retry schedule (contract §7): retryDelay (12 s) × 2^(n-1) × (1 + a random fraction) before retry n, capped at an
+// hour; 32 retries (33 attempts) span 24.7 to 25.7 hours, then the delivery is given up.
 const RETRIES = { retryLimit: 32, retryBackoff: true, retryDelayMax: 3_600 } as const;
 /** An attempt held longer than this (its instance died) is retried by another: just above the attempt's own 10 s. */
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
 /** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
 const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as const;
-/**
- * Attempts to one webhook at once, across instances (pg-boss's groupConcurrency, which skips the
- * group's other jobs): a hanging endpoint holds about these workers; its count is read without a
- * lock, so fetches at the same instant may admit one or two more.
- */
+// Per webhook across instances (groupConcurrency), so a hanging endpoint holds about this many workers. The count is
+// read without a lock: fetches at the same instant may admit one or two more.
 const ATTEMPTS_PER_WEBHOOK = 2;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
 /** How often idle workers look for jobs (pg-boss's floor); a fan-out, and each attempt, wakes one at once (wakeOne). */
 const POLL_SECONDS = 0.5;
-/**
- * pg-boss's supervision (by one instance at a time): every 5 s it looks whether a pass is due;
- * every 10 s it finds expired attempts (and counts the queue), every minute deletes finished jobs.
- */
+/** pg-boss's supervision runs on one instance at a time. */
 const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
-/** How often the given-up queue's worker looks for jobs. */
 const GIVEN_UP_POLL_SECONDS = 5;
 
 interface DeliveryJob {
@@ -54,10 +44,7 @@ export interface DeliveryHandlers {
 
 const logger = new Logger('Webhooks');
 
-/**
- * Installs or upgrades pg-boss's schema and creates the queues, as the migrations' role
- * (DATABASE_DIRECT_URL when set: a session connection, so its timeout can be a startup parameter).
- */
+/** As the migrations' role, on DATABASE_DIRECT_URL when set: a session connection, so timeouts are startup parameters. */
 export async function installDeliveryQueue(url: string, connectTimeoutMs: number): Promise<void> {
   const boss = new PgBoss({
     connectionString: url,
@@ -80,11 +67,8 @@ export async function installDeliveryQueue(url: string, connectTimeoutMs: number
   }
 }
 
-/**
- * The webhook deliveries' queue on pg-boss (docs/architecture.md): jobs enqueued in the fan-out's
- * transaction, and on instances with WEBHOOK_WORKERS > 0, that many attempts at once. pg-boss
- * polls (no LISTEN) and sends unnamed statements: it works behind PgBouncer in transaction mode.
- */
+// pg-boss (docs/architecture.md): jobs are enqueued in the fan-out's transaction. It polls (no LISTEN) and sends
+// unnamed statements, so it works behind PgBouncer in transaction mode.
 @Injectable()
 export class DeliveryQueue {
   private boss: PgBoss | null = null;
@@ -155,11 +139,8 @@ export class DeliveryQueue {
     await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
   }
 
-  /**
-   * One idle worker looks for a job now rather than at its next poll: after a fan-out, and as an
-   * attempt starts and ends, so a backlog is claimed one job after another, back to back. Never
-   * several at once: simultaneous fetches can pass a webhook's attempt limit together.
-   */
+  // One idle worker fetches now, not at its next poll, so a backlog is claimed back to back. Never several at once:
+  // simultaneous fetches can pass a webhook's attempt limit together.
   wakeOne(): void {
     const idle = this.boss?.getWipData().find((worker) => worker.name === DELIVERIES && worker.count === 0);
     if (idle) this.boss!.notifyWorker(idle.id);

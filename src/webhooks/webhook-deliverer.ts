@@ -10,10 +10,7 @@ import { WebhooksRepository } from './webhooks.repository';
 /** An attempt that failed: pg-boss retries its job on the schedule (delivery-queue.ts). */
 class AttemptFailed extends Error {}
 
-/**
- * Makes the attempts pg-boss hands this instance (signs, POSTs, records the outcome); starts the
- * instance's sending, and stops it before the pool closes: the fan-out, then the queue.
- */
+/** Makes the attempts pg-boss hands this instance; stops sending before the pool closes: the fan-out, then the queue. */
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly allowPrivate: boolean;

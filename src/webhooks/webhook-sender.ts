@@ -16,11 +16,8 @@ export interface DeliveryOutcome {
 
 const failed = (error: string, httpStatus: number | null = null): DeliveryOutcome => ({ delivered: false, httpStatus, error });
 
-/**
- * One POST of a webhook delivery: no redirect followed, 10 s in all, at most 64 KiB of the answer
- * read, a new connection each time whose address is checked as it connects (publicOnlyLookup)
- * unless private URLs are allowed. Never throws: every failure is an outcome.
- */
+// No redirect followed, and a new connection each time, its address checked as it connects (publicOnlyLookup) unless
+// private URLs are allowed. Never throws: every failure is an outcome.
 export async function postDelivery(url: string, body: string, headers: Record<string, string>, allowPrivate: boolean, stop: AbortSignal): Promise<DeliveryOutcome> {
   let target: URL;
   try {

@@ -82,10 +82,7 @@ export class WebhooksRepository {
     );
   }
 
-  /**
-   * Queues again, for webhook `id`, the first `limit` sequenced events of `source` after
-   * `after` (oldest first), in one statement; how many. The fan-out puts them on the queue.
-   */
+  /** Queues `source`'s first `limit` events after `after` again for webhook `id` (the fan-out enqueues them); how many. */
   async redeliver(tx: Transaction, id: string, source: string, after: number, limit: number): Promise<number> {
     const [{ queued }] = await this.sql.rows(
       sql<{ queued: number }>`
@@ -101,11 +98,8 @@ export class WebhooksRepository {
     return queued;
   }
 
-  /**
-   * The fan-out, in `tx`, by one instance at a time (the head's row, locked or skipped): one
-   * delivery for each of the next `batch` sequenced events and each webhook of its source
-   * registered before it, then the head moved past them. Null when another instance holds it.
-   */
+  // One instance at a time (the head's row, locked or skipped): a delivery for each of the next `batch` events and each
+  // webhook of its source registered before it, then the head moves past them. Null when another instance holds it.
   async fanOut(tx: Transaction, batch: number): Promise<{ events: number } | null> {
     const [row] = await this.sql.rows(
       sql<{ locked: boolean; events: number }>`

@@ -11,16 +11,10 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 const READY_LINE = 'database system is ready to accept connections';
 
-/**
- * The child's environment: messages in English (readiness is read from them), and nothing of
- * this process's own environment (it holds DATABASE_URL, ADMIN_MASTER_KEY and the like).
- */
+/** English messages (readiness is read from them), and none of our own environment (DATABASE_URL, ADMIN_MASTER_KEY...). */
 const CHILD_ENV = { LC_ALL: 'C', LANG: 'C', PATH: '/usr/bin:/bin' };
 
-/**
- * A cluster folder; every program starts inside it. `entered`: its parents are closed to the OS user
- * (e.g. under /root), so programs name it by `/proc/self/cwd` and never open a parent folder.
- */
+/** `entered`: its parents are closed to the OS user (e.g. /root), so programs start in it and name it `/proc/self/cwd`. */
 export interface ClusterFolder {
   path: string;
   entered: boolean;
@@ -43,10 +37,7 @@ function spawnAs(program: string, args: string[], cluster: ClusterFolder, runAs:
 
 const dataDirectory = (cluster: ClusterFolder): string => (cluster.entered ? '/proc/self/cwd' : cluster.path);
 
-/**
- * Creates the cluster (scram-sha-256, UTF-8, C locale) in an empty folder `runAs` owns. The password
- * comes on stdin from `passwordFile`, an open fd `runAs` can read wherever the file is.
- */
+/** In an empty folder `runAs` owns; the password comes on stdin from `passwordFile`, an fd `runAs` can read anywhere. */
 export async function initdb(program: string, cluster: ClusterFolder, passwordFile: number, runAs: OsUser | null): Promise<void> {
   const child = spawnAs(
     program,

@@ -8,19 +8,12 @@ import { PublicRecordCache } from './public-record-cache';
 
 const keyOf = (source: string, slug: string) => `${source}\u0000${slug}`;
 
-/**
- * The memory a cached record takes, estimated: its JSON at two bytes a character (V8 keeps text
- * outside Latin-1 so; Latin-1 text takes half), and its entry (RecordCache adds its key). The
- * answers for unknown markets are one shared value: only their entries and keys take memory.
- */
+// Two bytes a character, as V8 keeps text outside Latin-1, plus the entry (RecordCache adds the key). The answers
+// for unknown markets are one shared value: only their entries and keys take memory.
 const CACHED_BYTES = (record: JsonText) => 2 * record.json.length + 256;
 
-/**
- * The public records partners poll, served from this instance's cache while the change log is
- * live (docs/architecture.md states the guarantee), straight from the database otherwise.
- * Concurrent misses of one record share one database read; a record still polled in the last
- * quarter of its life is reloaded in the background, so it is replaced before it expires.
- */
+// Cached only while the change log is live (docs/architecture.md states the guarantee). Concurrent misses share one
+// read; a record still polled in the last quarter of its life is reloaded in the background, before it expires.
 @Injectable()
 export class PublicRecords implements ChangeListener {
   private readonly cache: PublicRecordCache | null;

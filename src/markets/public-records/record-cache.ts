@@ -31,11 +31,9 @@ export interface ReadTicket {
   generation: number;
 }
 
-/**
- * Records by key, pure (no I/O or timers). Never serves a value older than the last change it was told of:
- * `evict` tombstones with a new version and `clear` starts a generation, so reads begun before cannot
- * store. Lifetimes are random in [TTL/2, TTL] so records cached together do not expire together.
- */
+// Never serves a value older than the last change it was told of: `evict` tombstones with a new version and `clear`
+// starts a generation, so reads begun before cannot store. Lifetimes are random in [TTL/2, TTL] so records cached
+// together do not expire together.
 export class RecordCache<V extends {}> {
   private readonly entries: LRUCache<string, Entry<V>>;
   private version = 0;
