@@ -3,10 +3,8 @@ import pino from 'pino';
 import pretty from 'pino-pretty';
 import type { LoggingConfig } from '../config/configuration';
 
-/** Lines wait in memory until this much is buffered (one system call for ~60 request lines)... */
-const BATCH_BYTES = 32 * 1024;
-/** sonic-boom's largest write; a batch must fit below it. */
-const MAX_WRITE_BYTES = 2 * BATCH_BYTES;
+/** Lines wait in memory until this much is buffered (one write for many lines)... */
+const BATCH_BYTES = 4096;
 /** ...or this long, when traffic is light. */
 const FLUSH_INTERVAL_MS = 200;
 /** Lines waiting beyond this are dropped (and counted) rather than held: memory stays bounded. */
@@ -48,7 +46,6 @@ export function logDestination(fd = 1): pino.DestinationStream {
     dest: fd,
     sync: false,
     minLength: BATCH_BYTES,
-    maxWrite: MAX_WRITE_BYTES,
     maxLength: MAX_BUFFERED_BYTES,
     periodicFlush: FLUSH_INTERVAL_MS,
   });
