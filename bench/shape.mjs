@@ -23,16 +23,16 @@ const SECONDS = Number(flag('--seconds', '6'));
 const ROUNDS = Number(flag('--rounds', '2'));
 const CONNECTIONS = Number(flag('--connections', '50'));
 
-// The service's pipeline for GET /oracle/markets/public, counted in src/app.module.ts: 7
-// middlewares (8 with CORS_ORIGINS set), 4 global guards, 2 global interceptors, 1 global pipe.
-const SERVICE_SHAPE = '7,4,2,1';
+// The service's pipeline for GET /oracle/markets/public (src/app.module.ts and EdgeModule): 5
+// middlewares (6 with CORS_ORIGINS set), 1 global guard, 1 global interceptor, 1 global pipe.
+const SERVICE_SHAPE = '5,1,1,1';
 const SHAPES = [
   { shape: '0,0,0,0', name: 'N (no layers)' },
   { shape: SERVICE_SHAPE, name: "the service's shape, every layer a no-op" },
-  { shape: '7,0,0,0', name: '7 middlewares' },
-  { shape: '0,4,0,0', name: '4 global guards' },
+  { shape: '5,0,0,0', name: '5 middlewares' },
+  { shape: '2,0,0,0', name: '2 middlewares' },
+  { shape: '0,1,0,0', name: '1 global guard' },
   { shape: '0,0,1,0', name: '1 global interceptor' },
-  { shape: '0,0,2,0', name: '2 global interceptors' },
   { shape: '0,0,0,1', name: '1 global pipe' },
   { shape: '1,1,1,1', name: 'one of each' },
 ];

@@ -1,34 +1,36 @@
-import { Inject, MiddlewareConsumer, Module, NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import { httpConfig, type HttpConfig } from '../config/configuration';
 import { BodyBudgetMiddleware } from './body-budget.middleware';
 import { ConnectionLimitMiddleware, ConnectionLimits } from './connections';
 import { CorsMiddleware } from './cors.middleware';
+import { EdgeMiddleware } from './edge.middleware';
 import { JsonBodyInterceptor } from './json-body.interceptor';
 import { LoadSheddingMiddleware } from './load-shedding.middleware';
 import { ProtocolErrors } from './protocol-errors';
 import { RequestChecksMiddleware } from './request-checks.middleware';
 import { SecurityHeadersMiddleware } from './security-headers.middleware';
 
-// The middleware runs after ObservabilityModule's (global, so first). The per-connection limit precedes CORS, so
-// pipelined preflights are bounded like any request. '/' is Express's cheap match for every path.
+// EdgeMiddleware runs after ObservabilityModule's (global, so first); '/' is Express's cheap match for every path.
 @Module({
-  providers: [ConnectionLimits, ProtocolErrors],
+  providers: [
+    ConnectionLimits,
+    ProtocolErrors,
+    RequestChecksMiddleware,
+    SecurityHeadersMiddleware,
+    ConnectionLimitMiddleware,
+    CorsMiddleware,
+    BodyBudgetMiddleware,
+    LoadSheddingMiddleware,
+  ],
 })
 export class EdgeModule implements NestModule {
-  constructor(
-    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
-    modules: ModulesContainer,
-  ) {
+  constructor(modules: ModulesContainer) {
     readBodiesOnPostRoutes(modules);
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    const cors = this.http.corsOrigins.length > 0 ? [CorsMiddleware] : [];
-    consumer.apply(RequestChecksMiddleware, SecurityHeadersMiddleware, ConnectionLimitMiddleware, ...cors).forRoutes('/');
-    consumer.apply(BodyBudgetMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.POST });
-    consumer.apply(LoadSheddingMiddleware).forRoutes('/');
+    consumer.apply(EdgeMiddleware).forRoutes('/');
   }
 }
 
