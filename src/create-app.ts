@@ -6,7 +6,7 @@ import { httpConfig } from './config/configuration';
 import { trustProxy } from './config/trust-proxy';
 import { ExpressAdapterWithDeadlines } from './edge/http-server';
 import { parseQuery } from './edge/query-parser';
-import { ApiDocsRoutes } from './openapi/api-docs';
+import { ApiDocsRoutes } from './api-docs/api-docs';
 import { StartupQuietLogger } from './observability/startup-quiet-logger';
 
 /** The application exactly as production runs it; tests use it too. The request pipeline is registered by AppModule. */

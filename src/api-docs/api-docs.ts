@@ -1,11 +1,9 @@
 import { type INestApplication, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ADMIN_KEY_SCHEME, PARTNER_KEY_SCHEME } from '../auth/access.decorators';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { finishDocument } from './finish-document';
 import { WebhookEvent } from '../webhooks/webhooks.schema';
-
-export const PARTNER_KEY_SCHEME = 'partner-key';
-export const ADMIN_KEY_SCHEME = 'admin-key';
 
 const ERROR_TABLE = [
   '| code | msg |',

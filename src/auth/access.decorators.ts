@@ -1,12 +1,15 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { ServiceRequest } from '../common/request-context';
-import { ADMIN_KEY_SCHEME, PARTNER_KEY_SCHEME } from '../openapi/api-docs';
 import type { AdminRole } from './admin-role';
 import type { AuthenticatedPartner } from './partner-keys.service';
 import type { AdminActor } from './reviewers.service';
 
 export const ACCESS = 'auth:access';
+
+/** The OpenAPI security schemes of the two credentials (declared in api-docs/api-docs.ts). */
+export const PARTNER_KEY_SCHEME = 'partner-key';
+export const ADMIN_KEY_SCHEME = 'admin-key';
 
 /** Who may call a route, as AuthGuard reads it. */
 export type Access = { credential: 'none' } | { credential: 'partner-key' } | { credential: 'admin'; role: AdminRole };

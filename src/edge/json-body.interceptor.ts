@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { isUtf8 } from 'node:buffer';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
-import { unsupportedBodyCoding } from '../common/error-mapping';
+import { unsupportedBodyCoding } from '../errors/error-mapping';
 import { withExactIntegers } from '../common/exact-integers';
 import { BODY_LIMIT_BYTES, declaredLength, readsBody } from './body-budget.middleware';
 import type { ServiceRequest } from '../common/request-context';

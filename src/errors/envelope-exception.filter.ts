@@ -4,10 +4,10 @@ import { DatabaseActivity } from '../database/database-activity';
 import { databaseFailureOf } from '../database/database-errors';
 import { LogRedaction } from '../observability/log-redaction';
 import { MetricsService } from '../observability/metrics.service';
-import { errorEnvelope } from './envelope';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { errorEnvelope } from '../common/envelope';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { toApiError } from './error-mapping';
-import type { ServiceRequest } from './request-context';
+import type { ServiceRequest } from '../common/request-context';
 
 /** Answers that say "later" say when: Retry-After, 1 s unless the error knows better. */
 const RETRY_LATER = new Set<number>([ErrorCatalogue.TOO_MANY_REQUESTS.code, ErrorCatalogue.IDEMPOTENCY_KEY_IN_PROGRESS.code, ErrorCatalogue.SERVER_BUSY.code]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { toApiError } from './error-mapping';
 
 function codeOf(error: unknown): number {

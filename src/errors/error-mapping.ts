@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 /** A body in a content coding or charset the service does not read. */
 export const unsupportedBodyCoding = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset');
