@@ -85,10 +85,7 @@ export function setUpApiDocs(app: INestApplication): void {
   });
 }
 
-/**
- * Mounts the API docs in onModuleInit: after Nest registers middleware and routes and before its
- * not-found handler, so docs requests get a request id and a log line like any other.
- */
+/** Mounted in onModuleInit, after Nest's middleware and routes but before its not-found handler: docs requests get a request id and a log line like any other. */
 @Injectable()
 export class ApiDocsRoutes implements OnModuleInit {
   private app?: INestApplication;
@@ -103,10 +100,7 @@ export class ApiDocsRoutes implements OnModuleInit {
   }
 }
 
-/**
- * Generated clients name their methods by operation id: the admin routes keep the ids they were
- * published with (ReviewController_*) whichever module's controller serves them now.
- */
+/** Generated clients name their methods by operation id: admin routes keep their published ids (ReviewController_*) whichever controller serves them. */
 const ADMIN_CONTROLLERS = new Set(['AccountsController', 'MarketsAdminController', 'ReviewController']);
 function publishedOperationId(controller: string, method: string): string {
   return `${ADMIN_CONTROLLERS.has(controller) ? 'ReviewController' : controller}_${method}`;

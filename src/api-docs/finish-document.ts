@@ -3,10 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 type Schema = Record<string, unknown>;
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * OpenAPI 3.0's `nullable` beside `allOf`/`$ref` admits no null, so clients read `decision` as always
- * present. In 3.1, null is a type: `type: [t, 'null']`, or `oneOf: [schema, {type: 'null'}]` around a reference.
- */
+/** 3.0's `nullable` beside `allOf`/`$ref` admits no null (clients read `decision` as always present); in 3.1 null is a type. */
 function nullableAsType(schema: Schema): void {
   if (schema.nullable !== true) return;
   delete schema.nullable;
@@ -38,10 +35,7 @@ function referencedNames(node: unknown, found = new Set<string>()): Set<string> 
   return found;
 }
 
-/**
- * States what the service does and the decorators cannot: null as a type (3.1); request bodies refuse
- * unknown members, nested DTOs included, as the validation pipe does; routes without credentials say so.
- */
+/** States what the decorators cannot: null as a type (3.1), bodies refusing unknown members (nested too) as the validation pipe does, routes without credentials. */
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   document.openapi = '3.1.0';
   eachSchema(document.components?.schemas, nullableAsType);

@@ -32,11 +32,7 @@ export class AuditTrail {
     private readonly sql: Sql,
   ) {}
 
-  /**
-   * Runs an admin write and appends its audit event (none for a no-op repeat); both commit or neither.
-   * The account is held until commit (hold_reviewer), so nothing commits after its revocation answers
-   * (4012); two admins revoking each other deadlock, and the retried one finds its account revoked.
-   */
+  /** The account is held until commit (hold_reviewer): nothing commits after its revocation answers (4012). Two admins revoking each other deadlock; the retry finds its account revoked. */
   async record<T>(actor: AuditActor, write: (tx: Transaction) => Promise<AuditedWrite<T>>): Promise<T> {
     let result: T;
     try {

@@ -58,10 +58,7 @@ export const REVIEWER_NAME_TAKEN = taken('a reviewer account or the master key h
 /** Partners, their API keys and reviewer accounts: the Auth module's SQL. */
 @Injectable()
 export class AuthRepository {
-  /**
-   * Keys authenticated in one event-loop turn are looked up by one statement (setImmediate). No memo,
-   * so a key revoked a moment ago is refused; a failed statement fails every lookup in it.
-   */
+  /** One statement per event-loop turn (setImmediate); no memo, so a key revoked a moment ago is refused. A failed statement fails every lookup in it. */
   private readonly holders = new DataLoader(
     async (hashes: readonly string[]) => {
       const rows = await this.sql.rows(sql<KeyHolder>`
@@ -202,10 +199,7 @@ export class AuthRepository {
     await this.sql.rows(sql`UPDATE reviewers SET revoked_at = ${at} WHERE id = ${id}`, tx);
   }
 
-  /**
-   * The admin account `name` with a new key, unrevoked; created when there is none (its name
-   * the skeleton `nameSkeleton`). Undefined when the name is a reviewer's, not an admin's.
-   */
+  /** Admin `name` re-keyed and unrevoked, or created when there is none; undefined when the name is a reviewer's, not an admin's. */
   async replaceAdminKey(tx: Transaction, name: string, nameSkeleton: string, key: StoredKey): Promise<string | undefined> {
     const [replaced] = await this.sql.rows(
       sql<{ id: string }>`UPDATE reviewers SET key_hash = ${key.hash}, prefix = ${key.prefix}, revoked_at = NULL

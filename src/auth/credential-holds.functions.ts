@@ -1,8 +1,5 @@
-/**
- * A write holds its credential until it commits (docs/architecture.md): hold_<kind> takes a shared lock
- * and answers whether it is unrevoked, revoking_<kind> takes it exclusively. VOLATILE, so the check sees
- * a revocation committed while the lock waited. An id past 2^31 - 1 shares a lock with a smaller one.
- */
+// A write holds its credential until it commits (docs/architecture.md): hold_<kind> shares the lock, revoking_<kind> takes it exclusively.
+// VOLATILE, so the check sees a revocation committed while the lock waited. An id past 2^31 - 1 shares a lock with a smaller one.
 function credentialHold(kind: string, table: string, lockClass: number): string[] {
   const lock = `${lockClass}, (p_id % 2147483647)::int`;
   return [

@@ -7,7 +7,6 @@ import { type ApiKey, AuthRepository, type Partner } from './auth.repository';
 import { generateKey } from './key-hashing';
 import type { Partner as PartnerItem, PartnerKeyDetail } from './partners.schema';
 
-/** The partner behind a valid `x-api-key`. */
 export interface AuthenticatedPartner {
   partnerId: string;
   source: string;

@@ -10,7 +10,6 @@ import type { AdminRole } from './admin-role';
 import { AuthRepository, REVIEWER_NAME_TAKEN, type Reviewer } from './auth.repository';
 import { generateKey, hashKey } from './key-hashing';
 
-/** Who is calling the admin API. */
 export interface AdminActor {
   /** The reviewer's id; null for the master key. */
   id: string | null;

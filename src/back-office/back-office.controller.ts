@@ -5,10 +5,7 @@ import { Public } from '../auth/access.decorators';
 import { RawResponse } from '../common/raw-response.decorator';
 import { PageAssets } from './page-assets';
 
-/**
- * The back office page (contract §6), served through the API's pipeline (request id, logs, metrics)
- * but outside the envelope; all it shows comes from the admin API, called with the reviewer's key.
- */
+/** The back office page (contract §6): through the API's pipeline (request id, logs, metrics) but outside the envelope; its data comes from the admin API. */
 @ApiExcludeController()
 @RawResponse()
 @Public()

@@ -3,10 +3,7 @@ import type { Response } from 'express';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/**
- * The page's own CSP, stricter than the API's helmet default (which allows inline styles and `https:`
- * fonts): everything from this service, nothing inline, and no other site may frame it.
- */
+/** Stricter than the API's helmet default (which allows inline styles and `https:` fonts): nothing inline, nothing from elsewhere, never framed. */
 export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -27,10 +24,7 @@ export const PAGE_FILES = {
 
 export type PageFile = keyof typeof PAGE_FILES;
 
-/**
- * Beside this module once compiled; Jest runs the sources as ES modules without __dirname, so there
- * the working tree's dist/ (which the browser suites build first).
- */
+/** Jest runs the sources as ES modules without __dirname: there, the working tree's dist/ (which the browser suites build first). */
 export function bundleFolder(): string {
   return typeof __dirname === 'string' ? join(__dirname, 'assets') : join(process.cwd(), 'dist', 'back-office', 'assets');
 }

@@ -12,19 +12,9 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
     RETURNING id
   $$`;
 
-/**
- * One poll of the change log: the events after `p_after` (at most `p_limit`), once the pending
- * ones are sequenced, with the head, the oldest event still waiting for its sequence, and the
- * primary's position now (read replicas are measured against it).
- *
- * Sequencing (one poller at a time: a transaction advisory lock, tried, never waited for): an
- * event gets the next sequence once its transaction and every older one have ended, i.e. its
- * txid is below the xmin of a snapshot taken now: no transaction still running can then commit
- * an event that would take a smaller sequence. Sequences are handed out in one statement that
- * commits with the lock, so they appear to readers in ascending order, and no reader ever sees
- * sequence s before every event up to s. Each statement of this VOLATILE function has a
- * snapshot of its own, taken after the lock.
- */
+// One sequencer at a time (an advisory lock, tried, never waited for). An event is sequenced once its txid is below a fresh snapshot's xmin: no running transaction can still commit a smaller one.
+// Sequences commit in one statement with the lock, so no reader sees sequence s before every event up to s; each statement of this VOLATILE function snapshots after the lock.
+// The primary's LSN is returned because read replicas are measured against it.
 export const CHANGE_LOG_POLL_FUNCTION = `
   CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
   BEGIN

@@ -8,10 +8,7 @@ import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
 export class ChangeLogRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * Sequences what can be, and the events after `after`; with a `reader`, notes that it reads now
-   * and has applied every event up to `applied` (null: it has nothing cached, so up to the head).
-   */
+  /** With a `reader`, also notes it has applied every event up to `applied` (null: nothing cached, so up to the head). */
   async poll(reader: string | null, applied: string | null, after: string, limit: number): Promise<PolledChanges> {
     if (reader === null) {
       const [{ poll }] = await this.sql.rows(sql<{ poll: PolledChanges }>`SELECT change_log_poll(${after}, ${limit}) AS poll`);
@@ -64,10 +61,7 @@ export class ChangeLogRepository {
     return row;
   }
 
-  /**
-   * Deletes up to `batch` events older than `days` days, by one instance at a time; how many.
-   * The head remembers the last sequence deleted (a cursor below it has lost events: 4102).
-   */
+  /** One instance at a time; the head keeps the last sequence deleted (a cursor below it has lost events: 4102). */
   async deleteExpired(days: number, batch: number): Promise<number> {
     const [{ deleted }] = await this.sql.rows(sql<{ deleted: number }>`
       WITH expired AS (

@@ -9,7 +9,6 @@ import { MetricsService } from '../observability/metrics.service';
 import type { ChangeType, LoggedChange } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
 
-/** Events read by one poll at most (a backlog is read by polls one after another). */
 const POLL_LIMIT = 1_000;
 /** A poll asks for events after this to learn only the head. */
 const AFTER_EVERYTHING = '9223372036854775807';
@@ -31,14 +30,7 @@ export interface ChangeListener {
   changed(source: string, slug: string): void;
 }
 
-/**
- * This instance's reader of the change log (docs/architecture.md): it polls every
- * CHANGES_POLL_INTERVAL_MS (sequencing what can be) and tells its listeners every event in
- * order, from a cursor, so none is missed across failures. It is live while its last poll
- * succeeded within CHANGES_DEAF_AFTER_MS and no event has waited longer than that for its
- * sequence (a transaction running long holds the log back); a failed poll ends it at once. Not
- * live, the public record cache is bypassed.
- */
+/** Polls every CHANGES_POLL_INTERVAL_MS and tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). */
 @Injectable()
 export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ChangeLog');
@@ -77,7 +69,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     this.listeners.push(listener);
   }
 
-  /** Every change is known within the poll's bound. */
+  /** The last poll succeeded within CHANGES_DEAF_AFTER_MS and no event waited longer for its sequence (a long transaction holds the log back); not live, the public record cache is bypassed. */
   get live(): boolean {
     return this.isLive && performance.now() - this.lastPolledAt <= this.deafAfterMs;
   }
@@ -119,11 +111,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.repository.append(tx, type, marketId);
   }
 
-  /**
-   * After the transaction that appended event `eventId` for (source, slug) committed, before answering:
-   * this instance forgets the record at once, polls until the event has its sequence, and waits
-   * until every other live instance has read it (or stopped being live).
-   */
+  /** After `eventId`'s transaction committed, before answering: polls until it is sequenced, then waits until every other live instance has read it. */
   async written(source: string, slug: string, eventId: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);
     // Another instance's poll may hold the sequencer, or an older transaction still run (CHANGES_DEAF_AFTER_MS at most).
@@ -145,11 +133,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  /**
-   * One loop for all waiting writes. A reader that stops polling is not live past
-   * CHANGES_DEAF_AFTER_MS after its last poll began, so waiting longer is never needed; a failed
-   * check answers the writes (they committed) and is counted.
-   */
+  /** One loop for all waiting writes; never longer than CHANGES_DEAF_AFTER_MS (a silent reader is no longer live), and a failed check answers them: they committed. */
   private async watchReaders(): Promise<void> {
     this.watchingReaders = true;
     try {

@@ -1,10 +1,7 @@
 /** Why bytes cannot be held now: their client's share is taken, or the whole budget is. */
 export type BudgetRefusal = 'client' | 'process';
 
-/**
- * Bytes held at once for all clients (bodies being read, answers not yet read). One address gets a
- * quarter (at least `minShare`), more only while under half is held: one client cannot starve the rest.
- */
+/** One address gets a quarter (at least `minShare`), more only while under half is held: one client cannot starve the rest. */
 export class ByteBudget {
   readonly perClient: number;
   private heldInAll = 0;

@@ -3,10 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Request } from 'express';
 import type { ServiceRequest } from './request-context';
 
-/**
- * The key of the per-client limits: req.ip as `trust proxy` resolves it, parsed, never header text.
- * IPv6 counts by its /64 (one host's usual block). A non-address (relayed client text) counts as the peer.
- */
+/** The per-client limits' key: req.ip as `trust proxy` resolves it, parsed, never header text; IPv6 by its /64; a non-address (relayed text) counts as the peer. */
 export function clientOf(req: Request): string {
   const context = (req as Partial<ServiceRequest>).context;
   if (context?.client !== undefined) return context.client;
@@ -15,10 +12,10 @@ export function clientOf(req: Request): string {
   return client;
 }
 
-/** A dual-stack listener's form of an IPv4 client: ipaddr.js's IPv6 parse would cost ~15 µs a request. */
+/** A dual-stack listener's form of an IPv4 client, matched here to skip ipaddr.js's costly IPv6 parse. */
 const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 
-/** IPv6 clients' /64s, parsed once each: the parse costs more than the rest of a cached read. */
+/** IPv6 clients' /64s, parsed once each: the parse is costly on the hot path. */
 const IPV6_BLOCKS = new LRUCache<string, string>({ max: 10_000 });
 
 /** The canonical form of an IP address (IPv6 by its /64), or undefined when `ip` is none. */

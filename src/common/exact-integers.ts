@@ -31,10 +31,7 @@ function holdsInteger(value: unknown): boolean {
 
 const isDigit = (code: number) => code >= 48 && code <= 57;
 
-/**
- * Whether JSON `text` writes a number with a fraction or an exponent: outside strings, `.` only
- * appears in numbers, and `e` or `E` right after a digit only in an exponent.
- */
+/** Outside strings, `.` only appears in numbers, and `e` or `E` right after a digit only in an exponent. */
 export function writesFractionOrExponent(text: string): boolean {
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -48,11 +45,7 @@ export function writesFractionOrExponent(text: string): boolean {
   return false;
 }
 
-/**
- * `parsed` with every integer JSON.parse rounded from a non-integer literal made NaN, so an integer
- * field refuses it (4000) rather than take another value. Re-parses only when needed; input too deep
- * for a reviver's recursion is left as read (the validation pipe refuses it for depth).
- */
+/** Rounded non-integer literals become NaN, so an integer field refuses them (4000) rather than take another value; input too deep for a reviver is left to the pipe's depth check. */
 export function withExactIntegers(parsed: unknown, text: () => string): unknown {
   if (!holdsInteger(parsed)) return parsed;
   try {

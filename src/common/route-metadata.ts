@@ -1,9 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 
-/**
- * Reads one route metadata key (handler, else controller) as Reflector.getAllAndOverride does,
- * cached per handler: guards and interceptors ask on every request and the answer never changes.
- */
+/** As Reflector.getAllAndOverride (handler, else controller), cached per handler: guards and interceptors ask on every request and the answer never changes. */
 export function routeMetadata<T>(key: string): (context: ExecutionContext) => T | undefined {
   const known = new WeakMap<Function, { value: T | undefined }>();
   return (context) => {

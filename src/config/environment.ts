@@ -40,10 +40,7 @@ export class Environment {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL (unset it for the service\'s own PostgreSQL)' })
   DATABASE_URL?: string;
 
-  /**
-   * A session connection to the primary for the migrations, whose lock a transaction pooler breaks. Default: DATABASE_URL.
-   * Its role may own the schema while DATABASE_URL's has only the grants of docs/operations.md.
-   */
+  /** Session connection for the migrations, whose lock a transaction pooler breaks (default DATABASE_URL); its role may own the schema while DATABASE_URL's has only the grants of docs/operations.md. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_DIRECT_URL?: string;

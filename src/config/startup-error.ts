@@ -1,7 +1,4 @@
-/**
- * A reason the service cannot start that the person starting it can fix: its message is one
- * line naming the problem and the fix, printed as is (no stack trace), and the process exits 1.
- */
+/** A start-up problem the person starting it can fix: one line naming the problem and the fix, printed without a stack, then exit 1. */
 export class StartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -9,10 +6,7 @@ export class StartupError extends Error {
   }
 }
 
-/**
- * A line about starting up, written before the application's logger exists (Nest holds log
- * lines back until the app is built, and drops them if it never is): plain, on stderr.
- */
+/** Plain, on stderr: Nest holds log lines back until the app is built, and drops them if it never is. */
 export function startupNotice(message: string): void {
   process.stderr.write(`settlement-oracle: ${message}\n`);
 }

@@ -3,10 +3,7 @@ import { raw, sql, type Statement } from './sql';
 /** The most JSON one page of a back-office list carries, whatever its `limit`. */
 export const PAGE_BYTES = 256 * 1024;
 
-/**
- * `pageSql` (selecting `item` JSON, `id` and the `orderBy` columns, limited to one row past the page) cut
- * where its items pass PAGE_BYTES, keeping at least one row; each row carries the count found (`found`).
- */
+/** `pageSql` selects `item` JSON, `id` and the `orderBy` columns, one row past the page; cut where items pass PAGE_BYTES, keeping at least one row. */
 export function boundedPage<T>(pageSql: Statement, orderBy: string): Statement<PageRow<T>> {
   const order = raw(orderBy);
   return sql<PageRow<T>>`SELECT id, item, found FROM (

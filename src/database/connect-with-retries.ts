@@ -8,11 +8,7 @@ const DELAY_MS = 2000;
 /** Answers of a server (or a pooler) that will not change by waiting: refusals, reported as such at once. */
 const REFUSALS = /^(08P01|28|3D000|42501)/;
 
-/**
- * Connects, waiting for a database not up yet (instances often start beside it), else a StartupError
- * naming it (never its password). Refusals (credentials, no such database, a startup parameter a
- * pooler rejects) are not retried.
- */
+/** Waits for a database not up yet (instances often start beside it); refusals are not retried. The StartupError names it, never its password. */
 export async function connectWithRetries<T>(url: string, connect: () => Promise<T>, warn: (message: string) => void): Promise<T> {
   const where = describeTarget(url);
   for (let attempt = 1; ; attempt++) {

@@ -1,10 +1,6 @@
 import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
 
-/**
- * When the database last answered this instance (a result or an SQL error; not a failed connection or
- * a timeout). pg-pool reports a silent database and an instance outrunning its pool alike; this tells
- * them apart: 5030, or 5031 with Retry-After.
- */
+/** pg-pool reports a silent database and an instance outrunning its pool alike; when the database last answered tells them apart: 5030, or 5031 with Retry-After. */
 export class DatabaseActivity {
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
@@ -20,10 +16,7 @@ export class DatabaseActivity {
     return isPoolWaitTimeout(error) && this.answeredRecently();
   }
 
-  /**
-   * A pool wait that timed out with no answer heard: answers may sit unread, as a long event-loop turn
-   * runs timers before reading sockets. Judge it again after a setImmediate.
-   */
+  /** Answers may sit unread, as a long event-loop turn runs timers before reading sockets: judge it again after a setImmediate. */
   mayHaveUnreadAnswers(error: unknown): boolean {
     return isPoolWaitTimeout(error) && !this.answeredRecently();
   }

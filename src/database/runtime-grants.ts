@@ -1,9 +1,6 @@
 import type { DataSource } from 'typeorm';
 
-/**
- * The least the runtime role (DATABASE_URL's) needs, granted after migrations when another role owns
- * the schema: no UPDATE, DELETE or TRUNCATE of the audit trail, no DDL. docs/operations.md lists the same.
- */
+/** The least DATABASE_URL's role needs when another role owns the schema: no UPDATE, DELETE or TRUNCATE of the audit trail. docs/operations.md lists the same. */
 export const RUNTIME_GRANTS: Record<string, readonly string[]> = {
   partners: ['SELECT', 'INSERT'],
   api_keys: ['SELECT', 'INSERT', 'UPDATE'],
@@ -21,19 +18,13 @@ export const RUNTIME_GRANTS: Record<string, readonly string[]> = {
   webhook_fanout_head: ['SELECT', 'UPDATE'],
 };
 
-/**
- * What the runtime role needs in a schema a library manages (pg-boss's): its rows and
- * functions, never its DDL (the library's schema is installed and upgraded as the migrations' role).
- */
+/** In a library's schema (pg-boss's): rows and functions, never DDL (the migrations' role installs and upgrades it). */
 export const LIBRARY_SCHEMA_GRANTS: readonly string[] = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
 
 /** The role in a postgres:// URL (the one its sessions log in as). */
 export const roleOf = (url: string): string => decodeURIComponent(new URL(url).username) || process.env.PGUSER || '';
 
-/**
- * Grants `role` what RUNTIME_GRANTS lists (and its tables' id sequences), and LIBRARY_SCHEMA_GRANTS
- * in each of `librarySchemas`, unless it is the role migrating.
- */
+/** Also the tables' id sequences; nothing when `role` is the one migrating. */
 export async function grantRuntimeRole(dataSource: DataSource, role: string, librarySchemas: readonly string[]): Promise<boolean> {
   const [{ current }] = await dataSource.query<{ current: string }[]>('SELECT current_user AS current');
   if (!role || role === current) return false;

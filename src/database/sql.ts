@@ -8,10 +8,7 @@ import { ReadReplicas } from './read-replicas';
 
 export { empty, join, raw };
 
-/**
- * A statement and its values, sent unnamed (parsed and planned on every call): a named prepared
- * statement belongs to one server session, which a pooler in transaction mode hands to another client.
- */
+/** Sent unnamed (planned on every call): a named prepared statement belongs to one server session, which a transaction-mode pooler hands to another client. */
 export type Statement<Row extends QueryResultRow = QueryResultRow> = Query & { readonly row?: Row };
 
 /** sql`SELECT ... WHERE id = ${id}`: each `${value}` is a bound parameter; a nested statement is inlined with its values. */
@@ -38,10 +35,7 @@ export class Sql {
     return this.run<Row>(tx?.client ?? this.pool, statement.text, statement.values);
   }
 
-  /**
-   * The rows of `statement`, which only reads, on a read replica that has every change this
-   * instance knows of (ReadReplicas), else on the primary; a replica that fails is left for it.
-   */
+  /** For statements that only read: on a replica with every change this instance knows of (ReadReplicas), else the primary; a failing replica falls back. */
   async readRows<Row extends QueryResultRow>(statement: Statement<Row>): Promise<Row[]> {
     const replica = await this.replicas?.pick();
     if (replica) {

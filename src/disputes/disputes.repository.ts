@@ -90,11 +90,7 @@ export class DisputesRepository {
     return row?.item;
   }
 
-  /**
-   * Open disputes before closed ones, each oldest first: a place in the queue is (closed, id), the
-   * keyset of ix_disputes_queue; `from`..`to` is the range of `closed` listed (both, or one
-   * status). Disputes only go from open to closed, so a page never skips one.
-   */
+  /** Keyset (closed, id) of ix_disputes_queue; `from`..`to` is the range of `closed` listed. Disputes only go from open to closed, so a page never skips one. */
   async queuePage(from: boolean, to: boolean, after: QueuePlace, limit: number): Promise<{ disputes: AdminDispute[]; hasMore: boolean }> {
     const rows = await this.sql.readRows(
       boundedPage<AdminDispute>(

@@ -74,10 +74,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  /**
-   * submit_dispute (contract §2 steps 3–6; idempotency §8): one call of file_dispute, which decides the
-   * outcome. Answered once this instance has the change (ChangeLog.written).
-   */
+  /** submit_dispute (contract §2 steps 3–6; idempotency §8): file_dispute decides; answered once this instance has the change (ChangeLog.written). */
   async submitDispute(partner: AuthenticatedPartner, input: SubmitDisputeDto, idempotency?: { key: string; requestHash: string }): Promise<FilingAnswer> {
     const filing = await this.repository.file({
       marketId: String(input.market_id),
@@ -98,10 +95,7 @@ export class DisputesService implements OnApplicationBootstrap, OnApplicationShu
     return { answer: { dispute_id: Number(filing.dispute_id) }, replayed: filing.replayed };
   }
 
-  /**
-   * Closes an open dispute and its market in `tx`. The dispute row is locked before it is checked, so
-   * exactly one of concurrent decisions wins (the others: 4092).
-   */
+  /** The dispute row is locked before it is checked, so exactly one of concurrent decisions wins (the others: 4092). */
   async recordDecision(tx: Transaction, disputeId: string, decision: Decision): Promise<void> {
     const dispute = await this.repository.lock(tx, disputeId);
     if (!dispute) throw new ApiError(ErrorCatalogue.DISPUTE_NOT_FOUND);

@@ -1,11 +1,8 @@
 /** The first key of the advisory locks of filings by idempotency key (the second: the key's hash). */
 const IDEMPOTENCY_LOCK_CLASS = 7104;
 
-/**
- * submit_dispute in one round trip: hold the partner key (revoked: 4011), take or replay the idempotency
- * key, then contract §2 steps 3–6 in order on the locked market. It answers an explicit outcome, which
- * the service only maps to a code; the outcome is remembered under the key.
- */
+// submit_dispute in one round trip: hold the partner key (revoked: 4011), take or replay the idempotency key, then contract §2 steps 3–6 in order on the locked market.
+// It answers an explicit outcome, remembered under the key, which the service only maps to a code.
 export const FILE_DISPUTE_FUNCTION = `
   CREATE OR REPLACE FUNCTION file_dispute(
     p_market_id bigint, p_partner_source text, p_submitter_id text, p_submitter_name text,

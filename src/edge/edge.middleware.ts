@@ -10,11 +10,7 @@ import { SecurityHeadersMiddleware } from './security-headers.middleware';
 
 type Step = (req: Request, res: Response, next: (error?: unknown) => void) => void;
 
-/**
- * The edge's one entry point, in order: request checks, security headers, the connection's limit
- * (before CORS, so pipelined preflights are bounded too), CORS when CORS_ORIGINS is set, on POST the
- * body budget, the process's limits. Every step is synchronous: a refusal it throws reaches the filter.
- */
+/** The connection's limit comes before CORS, so pipelined preflights are bounded too. Every step is synchronous: a refusal it throws reaches the filter. */
 @Injectable()
 export class EdgeMiddleware implements NestMiddleware {
   private readonly steps: Step[];

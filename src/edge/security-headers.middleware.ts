@@ -22,11 +22,6 @@ const DOCS_CSP = {
 /** The admin API (any letter case: Express routes it so): its answers carry new keys and submitters' identities. */
 const ADMIN_API = /^\/admin(?:\/|$)/i;
 
-/**
- * helmet's security headers on every answer, the docs' with a policy of their own (and
- * X-Frame-Options: DENY); the admin API's answers are not to be stored by any cache
- * (`Cache-Control: no-store`).
- */
 @Injectable()
 export class SecurityHeadersMiddleware implements NestMiddleware {
   private readonly api = helmet();

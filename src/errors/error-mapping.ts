@@ -2,7 +2,6 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
-/** A body in a content coding or charset the service does not read. */
 export const unsupportedBodyCoding = () => new ApiError(ErrorCatalogue.INVALID_REQUEST, 'unsupported body encoding or charset');
 
 /** The body parser's errors: `type` says what went wrong, `status` whose fault it is. */

@@ -2,10 +2,7 @@
 
 export const SLUG_MAX_LENGTH = 256;
 
-/**
- * Trims whitespace (`\s`, as `trim` does) and `/` at both ends, interleaved or not: " /a/b/ " → "a/b".
- * A fixed point, so the slug a market is echoed with finds it again.
- */
+/** " /a/b/ " → "a/b". A fixed point, so the slug a market is echoed with finds it again. */
 export function normalizeSlug(raw: string): string {
   return raw.replace(/^[\s/]+|[\s/]+$/g, '');
 }

@@ -1,9 +1,6 @@
 import { rfc3339 } from '../database/sql-fragments';
 
-/**
- * The dispute_item members for the dispute aliased `d`; the admin view adds `decided_by`
- * to the decision and more members around it.
- */
+/** dispute_item members for the dispute aliased `d`; the admin view adds `decided_by` to the decision, and more members around them. */
 export function disputeItemMembers(options: { decidedBy: boolean }): string {
   return `'id', d.id,
         'status', d.status,
@@ -20,10 +17,7 @@ export function disputeItemMembers(options: { decidedBy: boolean }): string {
 
 const DISPUTE_ITEM_JSON = `json_build_object(${disputeItemMembers({ decidedBy: false })})`;
 
-/**
- * One market_item (MarketItem, market-item.schema.ts) as JSON, for the market aliased `m`. Built in one statement by
- * PostgreSQL: no entity hydration, and the submitter's identity is never selected.
- */
+/** market_item (market-item.schema.ts) for the market aliased `m`, built by PostgreSQL: the submitter's identity is never selected. */
 export const MARKET_ITEM_JSON = `json_build_object(
     'id', m.id,
     'source', m.source,

@@ -45,10 +45,7 @@ export interface MarketListPage {
 /** Markets and their proofs: the Markets module's SQL. Records are built as JSON by PostgreSQL (market-item.ts). */
 @Injectable()
 export class MarketsRepository {
-  /**
-   * Cache misses of one event-loop turn are read by one statement, dispatched after that turn's I/O
-   * (setImmediate). No memo: the cache and PublicRecords' shared reads decide what is read.
-   */
+  /** One statement for a turn's cache misses, after its I/O (setImmediate); no memo: the cache and PublicRecords' shared reads decide what is read. */
   private readonly publicReads = new DataLoader((queries: readonly PublicMarketQuery[]) => this.readPublicMarkets(queries), {
     cache: false,
     maxBatchSize: PUBLIC_READ_BATCH,
@@ -62,10 +59,7 @@ export class MarketsRepository {
     return this.publicReads.load(query);
   }
 
-  /**
-   * Several pairs by one unnest join, each row tagged with its pair's position (`at`, from 1); a lone
-   * pair by the plain statement, as the unnest plan only pays for two or more.
-   */
+  /** Rows are tagged with their pair's position (`at`, from 1); a lone pair takes the plain statement, as the unnest plan only pays for two or more. */
   private async readPublicMarkets(queries: readonly PublicMarketQuery[]): Promise<MarketItem[][]> {
     const rows =
       queries.length === 1

@@ -9,10 +9,7 @@ const CREDENTIAL_NAME = /token|key|secret|pass|pwd|auth|sig|session|credential|b
 /** Values in the format of the keys and secrets this service issues, wherever they appear. */
 const ISSUED_SECRET = /\b(?:so[ak]_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=_-]{16,})/g;
 
-/**
- * URLs as logged: credential-named query values, issued-key-shaped text and the master key redacted,
- * then cut to MAX_LOGGED_URL, so a client's secret never reaches a log line however it was sent.
- */
+/** A client's secret never reaches a log line however it was sent: by query name, by issued-key shape, or as the master key. */
 export class LogRedaction {
   private readonly masterKeys: string[];
 

@@ -12,17 +12,12 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 let dropped = 0;
 
-/**
- * An error as logged: pino's form of it, without the fields in which PostgreSQL and TypeORM
- * quote the data (a failing row, a key's value, a statement's values: a partner's user's name
- * and reason, say). Its type, message, SQLSTATE, constraint, statement and stack stay.
- */
+/** Drops the fields where PostgreSQL and TypeORM quote data (a failing row, a key's value, a statement's values): they may hold partners' users' names and reasons. */
 export function loggedError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
   return withoutQuotedData(pino.stdSerializers.err(error as Error));
 }
 
-/** `serialized` (an error as pino serializes it, its cause within) without `detail` and `parameters`. */
 function withoutQuotedData(serialized: object): Record<string, unknown> {
   const { detail: _detail, parameters: _parameters, driverError, ...kept } = serialized as Record<string, unknown>;
   if (typeof driverError !== 'object' || driverError === null) return kept;
@@ -34,13 +29,7 @@ export function droppedLogLines(): number {
   return dropped;
 }
 
-/**
- * Where the lines go: stdout, in batches written asynchronously, with a bounded buffer. One
- * write per line (pino's synchronous mode) cost a system call per request; pino's default
- * asynchronous mode queued lines without bound under sustained load, until the heap ran out.
- * Here a reader of stdout that falls behind (a wedged log shipper) costs lines, counted in
- * oracle_log_lines_dropped_total, never the service; what is buffered is written at exit.
- */
+/** Batched, with a bounded buffer (pino's default async mode queues without bound): a stdout reader that falls behind costs lines, counted in oracle_log_lines_dropped_total, never the heap. */
 export function logDestination(fd = 1): pino.DestinationStream {
   const destination = pino.destination({
     dest: fd,
@@ -58,11 +47,7 @@ export function logDestination(fd = 1): pino.DestinationStream {
   return destination;
 }
 
-/**
- * The application's pino logger (through nestjs-pino's LoggerService; request lines are
- * RequestObservationMiddleware's pino-http, a child of it). Credentials are redacted should they
- * ever be logged, and errors are logged without the data their database fields quote (loggedError).
- */
+/** Request lines are not nestjs-pino's but RequestObservationMiddleware's pino-http, a child of this logger. */
 export function loggingOptions(config: LoggingConfig): Params {
   return {
     forRoutes: [],

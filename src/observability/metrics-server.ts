@@ -5,11 +5,7 @@ import { httpConfig, type HttpConfig } from '../config/configuration';
 import { StartupError } from '../config/startup-error';
 import { MetricsService } from './metrics.service';
 
-/**
- * `GET /metrics` (Prometheus text format) on a listener of its own, METRICS_PORT, apart from
- * the public port: the scraper reaches it on the internal network, clients never do. Scrapes
- * arriving together share one rendering, so a flood of them costs one at a time.
- */
+/** On METRICS_PORT, apart from the public port, so only the internal scraper reaches it; scrapes arriving together share one rendering. */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Metrics');

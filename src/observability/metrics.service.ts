@@ -4,10 +4,7 @@ import { ReadReplicas } from '../database/read-replicas';
 import { Sql } from '../database/sql';
 import { droppedLogLines } from './logging';
 
-/**
- * The Prometheus metrics. The HTTP status is always 200 under the envelope, so requests are
- * labelled by envelope `code` as well as route. One registry per app instance.
- */
+/** One registry per app instance; requests are labelled by envelope `code`, since the HTTP status is always 200 under the envelope. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -232,7 +229,6 @@ export class MetricsService {
     this.changeLogState = state;
   }
 
-  /** One answered request: counted, and its duration observed, by method, route and code. */
   observeRequest(method: string, route: string, code: number, seconds: number): void {
     const key = `${method} ${route} ${code}`;
     let series = this.requestSeries.get(key);

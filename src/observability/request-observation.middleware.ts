@@ -9,10 +9,7 @@ import type { ServiceRequest } from '../common/request-context';
 import { LogRedaction } from './log-redaction';
 import { MetricsService } from './metrics.service';
 
-/**
- * The route template a request matched, or "unmatched" (unknown paths must not explode the
- * label set; Nest answers them from a catch-all `{/*splat}` route).
- */
+/** "unmatched" for unknown paths (Nest's catch-all `{/*splat}` route): they must not explode the label set. */
 export function routeOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' && !path.includes('*') ? `${req.baseUrl}${path}` : 'unmatched';
@@ -37,11 +34,7 @@ function levelOf(req: Request, res: Response): LevelWithSilent {
   return code === 200 && PROBES.test(req.path) ? 'debug' : 'info';
 }
 
-/**
- * Every request, once answered or abandoned, is counted and timed by method, route and envelope code,
- * and logged as one pino-http JSON line (redacted URL, peer and client, route, code, caller, duration,
- * `failure` for a 5030 or a pool 5031). Headers are never logged.
- */
+/** Every request, once answered or abandoned, is counted, timed and logged as one JSON line; headers are never logged. */
 @Injectable()
 export class RequestObservationMiddleware implements NestMiddleware {
   private readonly log: HttpLogger<Request, Response>;

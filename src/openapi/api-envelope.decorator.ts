@@ -4,10 +4,7 @@ import { SUCCESS } from '../common/envelope';
 import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { ErrorEnvelope } from './responses.schema';
 
-/**
- * Codes any enveloped route can answer: an oversized head (4130), rate limits, shedding. Bodies are
- * read on POST routes only (their lists name 4001): RFC 9110 gives a GET or DELETE body no meaning.
- */
+/** Codes any enveloped route can answer; only POST routes list 4001, as bodies are read there only (RFC 9110 gives a GET or DELETE body no meaning). */
 const ALWAYS: ErrorName[] = ['PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'SERVER_BUSY'];
 
 const seconds = { type: 'integer', minimum: 0 } as const;

@@ -38,7 +38,6 @@ interface DeliveryJob {
 export interface DeliveryHandlers {
   /** One attempt; throws when it failed, so pg-boss retries it. */
   attempt(deliveryId: string, stop: AbortSignal): Promise<void>;
-  /** The delivery's attempts ran out. */
   givenUp(deliveryId: string): Promise<void>;
 }
 

@@ -45,10 +45,7 @@ export function parseWebhookUrl(url: string, allowPrivate: boolean): URL {
 /** The host of `url` without the brackets of an IPv6 literal. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-/**
- * Registration's check of `url`: its scheme, and (unless private URLs are allowed) every
- * address its host resolves to now; a RefusedUrl says why not.
- */
+/** At registration: the scheme, and unless private URLs are allowed every address the host resolves to now. */
 export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promise<URL> {
   const parsed = parseWebhookUrl(url, allowPrivate);
   if (allowPrivate) return parsed;
@@ -72,10 +69,7 @@ function resolve(host: string): Promise<string[]> {
   });
 }
 
-/**
- * The `lookup` of a delivery's connection: the host's addresses as DNS gives them now, refused
- * when any is not public, so a name that pointed elsewhere at registration cannot reach inside.
- */
+/** Checked again as each delivery connects: a name that pointed elsewhere at registration cannot reach inside. */
 export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);

@@ -17,10 +17,7 @@ const CLEANUP_INTERVAL_MS = 60 * 60_000;
 const FINISHED_KEPT_DAYS = 7;
 const CLEANUP_BATCH = 10_000;
 
-/**
- * Turns change-log events into webhook deliveries, each exactly once (docs/architecture.md#webhooks),
- * on instances that send; never inside a write's transaction.
- */
+/** Change-log events into webhook deliveries, each exactly once (docs/architecture.md#webhooks); never inside a write's transaction. */
 @Injectable()
 export class WebhookFanout implements ChangeListener {
   private readonly logger = new Logger('Webhooks');
@@ -69,10 +66,7 @@ export class WebhookFanout implements ChangeListener {
     this.running = this.runWhileAsked().finally(() => (this.running = null));
   }
 
-  /**
-   * Runs fan-outs while news came during the last one, FANOUT_GAP_MS apart after one that found events;
-   * one that found none is followed at once, as a writer's news comes before its event has a sequence.
-   */
+  /** FANOUT_GAP_MS after a fan-out that found events; at once after one that found none, as a writer's news comes before its event has a sequence. */
   private async runWhileAsked(): Promise<void> {
     do {
       this.again = false;

@@ -24,10 +24,7 @@ interface Envelope {
   detail?: string;
 }
 
-/**
- * One call to the service: the admin key, when given, as `Authorization: Bearer` (never in the
- * URL, never a cookie: `credentials: 'omit'`). Resolves to the envelope's `data`.
- */
+/** The admin key goes only as `Authorization: Bearer`: never in the URL, never a cookie (`credentials: 'omit'`). Resolves to the envelope's `data`. */
 export async function call<T>(key: string | null, method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;

@@ -1,7 +1,4 @@
-/**
- * The page's only way to build DOM: text goes in as text nodes, never markup, so a slug holding HTML
- * shows as the characters it is. There is no innerHTML anywhere in the client.
- */
+/** The page's only way to build DOM: text goes in as text nodes, never markup (no innerHTML anywhere), so a slug holding HTML shows as characters. */
 export type Child = Node | string | number | null | undefined | false;
 
 export interface Props {
@@ -36,10 +33,7 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, ...children);
 }
 
-/**
- * A timestamp as people read it here: "2026-11-20 09:00:00 UTC" (the API's are RFC 3339 UTC), in
- * a <time> that app.css keeps on one line, so a narrow column wraps the text beside it instead.
- */
+/** "2026-11-20 09:00:00 UTC", in a <time> that app.css keeps on one line, so a narrow column wraps the text beside it instead. */
 export function when(timestamp: string | null): HTMLTimeElement | string {
   if (!timestamp) return '—';
   return h('time', { attrs: { datetime: timestamp } }, timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC');
@@ -55,11 +49,7 @@ export function facts(rows: [string, Child][]): HTMLDListElement {
   return list;
 }
 
-/**
- * A table whose header cells are `headings`. A narrow screen shows each row as a card (app.css):
- * every cell carries its heading as `data-label`, and explicit roles keep the table a table for
- * assistive technology, which some browsers stop doing once its parts are displayed as blocks.
- */
+/** A narrow screen shows rows as cards (app.css, cells labelled by `data-label`); explicit roles keep it a table for assistive technology once displayed as blocks. */
 export function table(headings: string[], rows: HTMLTableRowElement[], empty: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
   for (const tableRow of rows) {
@@ -119,10 +109,7 @@ function oneAtATime(work: () => Promise<void>, fail: (error: unknown) => void): 
   };
 }
 
-/**
- * Runs `work` when `form` is submitted, in place of a navigation, once at a time. The button is
- * not disabled meanwhile: a disabled button loses the keyboard focus.
- */
+/** Runs `work` on submit, in place of a navigation, once at a time; the button stays enabled, as a disabled one loses the keyboard focus. */
 export function whenSubmitted(form: HTMLFormElement, fail: (error: unknown) => void, work: () => Promise<void>): HTMLFormElement {
   const run = oneAtATime(work, fail);
   form.addEventListener('submit', (event) => {

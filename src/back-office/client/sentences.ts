@@ -1,9 +1,6 @@
 import { ErrorCatalogue, type ErrorName } from '../../common/error-catalogue';
 
-/**
- * Every error of the API's catalogue (contract §2), by its name, as a sentence a reviewer can act
- * on; the page never shows an envelope. `{retry}` is replaced by the wait the service asked for.
- */
+/** Every catalogue error (contract §2) as a sentence a reviewer can act on: the page never shows an envelope. `{retry}` becomes the wait asked for. */
 const BY_NAME: Record<ErrorName, string> = {
   INVALID_REQUEST: 'Some of what was entered is not valid.',
   MALFORMED_JSON: 'The page sent a request the service could not read. Reload the page and try again.',

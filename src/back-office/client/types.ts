@@ -1,7 +1,4 @@
-/**
- * The API's shapes the page reads, taken from the server's own declarations (type-only
- * imports: nothing of the server is bundled), so the page reads what the service writes.
- */
+// The server's own declarations, type-only (nothing of the server is bundled), so the page reads what the service writes.
 import type { AdminDispute } from '../../disputes/disputes.schema';
 import type { DisputeItem, MarketItem } from '../../markets/market-item.schema';
 

@@ -8,7 +8,6 @@ import { StartupError } from '../../config/startup-error';
 // A Unix socket path must fit in sockaddr_un (108 bytes on Linux, 104 on macOS).
 const MAX_SOCKET_PATH = 100;
 
-/** Another live process holds the data folder. */
 export class DataFolderInUse extends StartupError {
   constructor(
     readonly dataDir: string,
@@ -21,10 +20,7 @@ export class DataFolderInUse extends StartupError {
   }
 }
 
-/**
- * One server per data folder: a Unix socket listened on for the process's life. The kernel closes it
- * however the process ends, so a killed server leaves no lock; a live holder answers with its pid.
- */
+/** A Unix socket, not a lock file: the kernel closes it however the process ends, so a killed server leaves no lock. */
 export class DataFolderLock {
   private constructor(private readonly server: Server) {}
 

@@ -9,10 +9,7 @@ export interface PostgresBinaries {
   postgres: string;
 }
 
-/**
- * Root's copy of the binaries for the `postgres` user when node_modules is out of its reach (e.g. under
- * /root). Root-owned and closed to others' writes, so nobody can plant programs there.
- */
+/** For the `postgres` user when node_modules is out of its reach (e.g. under /root); root-owned and closed to others' writes, so nobody can plant programs there. */
 const SHARED_COPY_ROOT = '/var/cache/settlement-oracle';
 const COMPLETE_MARKER = '.complete';
 

@@ -42,10 +42,7 @@ async function lookUp(name: string): Promise<OsUser | null> {
   }
 }
 
-/**
- * Whether `user` may use `path` as `test` checks it (`-x`: traverse to it and enter or run it;
- * `-w`: write it), asked of the kernel as that user, so that ACLs and groups count. Needs root.
- */
+/** Asked of the kernel as that user, so ACLs and groups count. Needs root. */
 export function userCan(user: OsUser, test: '-x' | '-w', path: string): boolean {
   const probe = spawnSync('/bin/sh', ['-c', `test ${test} "$1"`, 'sh', path], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
   return probe.status === 0;

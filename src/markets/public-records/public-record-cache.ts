@@ -13,10 +13,7 @@ export interface ReadTickets {
   unknown: ReadTicket;
 }
 
-/**
- * Records of existing markets, and apart, in a fifth of the room, answers for unknown ones: a client
- * sweeping guesses evicts only its own misses, never the records partners poll. A change evicts both.
- */
+/** Unknown markets' answers are kept apart, in a fifth of the room: a client sweeping guesses evicts only its own misses, never the records partners poll. */
 export class PublicRecordCache {
   private readonly found: RecordCache<JsonText>;
   private readonly unknown: RecordCache<JsonText>;

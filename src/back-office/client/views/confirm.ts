@@ -1,9 +1,6 @@
 import { h } from '../dom';
 
-/**
- * Asks before an action that cannot be undone, in a modal <dialog>: the keyboard stays inside
- * it, Escape cancels, and Cancel has the focus first.
- */
+/** A modal <dialog> before an action that cannot be undone: the keyboard stays inside, Escape cancels, and Cancel has the focus first. */
 export function confirmAction(title: string, lines: string[], confirmLabel: string): Promise<boolean> {
   const titleId = `confirm-${Date.now()}`;
   const dialog = h('dialog', { class: 'confirm', attrs: { 'aria-labelledby': titleId } });

@@ -21,10 +21,7 @@ export const disputeView: View = async (context, [id]) => {
   context.show(...disputePage(context, dispute, await recordOf(dispute)));
 };
 
-/**
- * The public record of the dispute's market, or why it could not be read (a rate limit, the
- * database away): the dispute is shown, and can be decided, without it.
- */
+/** The market's public record, or why it could not be read (a rate limit, the database away): the dispute is shown, and can be decided, without it. */
 async function recordOf(dispute: AdminDispute): Promise<MarketItem | null | ApiFailure> {
   try {
     return await publicRecord(dispute.source, dispute.slug);
@@ -37,10 +34,7 @@ async function recordOf(dispute: AdminDispute): Promise<MarketItem | null | ApiF
 const RECORD_HEADING = 'Market record (what partners see)';
 const DECISION_HEADING = 'decision-heading';
 
-/**
- * The dispute as decided, by us or by someone first. The focus was in the form, which is gone:
- * it goes to the decision shown in its place, so a keyboard user reads on from there.
- */
+/** The focus was in the form, which is gone: it moves to the decision shown in its place, so a keyboard user reads on from there. */
 async function showDecided(context: Context, dispute: AdminDispute): Promise<void> {
   context.show(...disputePage(context, dispute, await recordOf(dispute)));
   if (context.current()) document.getElementById(DECISION_HEADING)?.focus();

@@ -1,9 +1,6 @@
 import { button, h, replaceChildren } from '../dom';
 
-/**
- * Keyset paging over one of the API's list routes: `loadPage(cursor)` shows a page and returns
- * its next_cursor. The cursors of the pages before are kept so Previous can go back.
- */
+/** Keyset paging: `loadPage(cursor)` shows a page and returns its next_cursor; earlier cursors are kept so Previous can go back. */
 export class Pager {
   readonly element = h('nav', { class: 'pager', attrs: { 'aria-label': 'Pages' } });
   private readonly before: (string | null)[] = [];

@@ -4,10 +4,7 @@ import type { Webhook } from '../types';
 import { confirmAction } from './confirm';
 import { newKeyPanel, showOnce } from './secret';
 
-/**
- * The webhooks of partner `source` (admins only, contract §7): each with its last delivery and
- * what is pending; register one (its secret shown once), rotate its secret, redeliver, delete.
- */
+/** Partner `source`'s webhooks (admins only, contract §7): register (secret shown once), rotate, redeliver, delete. */
 export async function webhooksSection(context: Context, source: string): Promise<HTMLElement> {
   const path = `/admin/partners/${encodeURIComponent(source)}/webhooks`;
   const heading = h('h2', { attrs: { id: 'webhooks-heading', tabindex: -1 } }, 'Webhooks');
