@@ -11,7 +11,7 @@
 // the samples, times the plain run's µs/request, are the table. Flags: --seconds N (default 8),
 // --connections N (default 20), --scenario read|cold|dispute|all, --top N (the N functions with
 // the most self time), --target nest (profile N, the bench's bare Nest server, instead: what the
-// framework costs), --callers NAME (the stacks that end in that function), --allocations (a
+// framework costs; --shape m,g,i,p adds bench:shape's no-op layers to it), --callers NAME (the stacks that end in that function), --allocations (a
 // third load under V8's sampling heap profiler: the bytes each request allocates, by layer),
 // --promoted (the same, leaving out what a scavenge collected: what was promoted or was still alive).
 import autocannon from 'autocannon';
@@ -31,6 +31,7 @@ const CONNECTIONS = Number(flag('--connections', '20'));
 const SCENARIOS = flag('--scenario', 'all');
 const TOP = Number(flag('--top', '0'));
 const TARGET = flag('--target', 'service');
+const SHAPE = flag('--shape', '0,0,0,0');
 const CALLERS = flag('--callers', '');
 const PROMOTED = args.includes('--promoted');
 const ALLOCATIONS = args.includes('--allocations') || PROMOTED;
@@ -159,7 +160,7 @@ async function startServer(databaseUrl, inspectPort, marketItem) {
   const port = await freePort();
   const common = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port) };
   const [script, env, readyPath] = TARGET === 'nest'
-    ? ['bench/nest-server.mjs', { ...common, MARKET_ITEM: marketItem }, '/oracle/markets/public']
+    ? ['bench/nest-server.mjs', { ...common, MARKET_ITEM: marketItem, PIPELINE_SHAPE: SHAPE }, '/oracle/markets/public']
     : [`${distDir()}main.js`, {
       ...common, DATABASE_URL: databaseUrl, ADMIN_MASTER_KEY: randomBytes(24).toString('base64url'), LOG_LEVEL: 'info',
       RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000', RATE_LIMIT_DISPUTE_PER_MINUTE: '1000000000', RATE_LIMIT_ADMIN_PER_MINUTE: '1000000000',
