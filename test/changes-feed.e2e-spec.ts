@@ -117,6 +117,28 @@ describe('the changes feed', () => {
     }
   });
 
+  it("waits for the write's own event: a filing's and an admin write's event ids, as the database gave them", async () => {
+    const { ChangeLog } = await import('../src/changes/change-log');
+    const changeLog = a.app.get(ChangeLog);
+    const waitedFor: string[] = [];
+    const written = changeLog.written.bind(changeLog);
+    changeLog.written = (source, slug, eventId) => (waitedFor.push(eventId), written(source, slug, eventId));
+    try {
+      const created = await admin(a, '/admin/markets', { source: 'acme', slug: 'own-event' });
+      await admin(a, `/admin/markets/${created.body.data.id}/resolve`, {
+        verdict: 'NO',
+        confidence: 'HIGH',
+        reasoning: 'Checked.',
+        proofs: [{ chain: 'base', tx_hash: '0xdef' }],
+      });
+      expect((await file(a, acme.apiKey, created.body.data.id)).body.code).toBe(0);
+      const events = await a.dataSource.query('SELECT id::text FROM market_events WHERE market_id = $1 ORDER BY id', [created.body.data.id]);
+      expect(waitedFor).toEqual(events.map((event: { id: string }) => event.id));
+    } finally {
+      changeLog.written = written;
+    }
+  });
+
   it('pages by after and limit, next_after the last sequence given (or after when none)', async () => {
     const all = (await feed(a, acme.apiKey, { limit: 500 })).body.data.changes as Json[];
     expect(all.length).toBeGreaterThanOrEqual(4);

@@ -4,12 +4,14 @@ const SEQUENCER_LOCK = '7103, 1';
 /** Events sequenced by one poll at most: the rest by the next ones. */
 const SEQUENCE_BATCH = 10_000;
 
-/** An event of market `p_market_id`'s change, in the calling transaction, carrying its record as it is now; its id. */
+/** After an append, in the same statement: the event's id (the sequence's last value is the session's own). */
+export const APPENDED_EVENT_ID = "currval(pg_get_serial_sequence('market_events', 'id'))::text";
+
+/** An event of market `p_market_id`'s change, in the calling transaction, carrying its record as it is now. */
 export const APPEND_MARKET_EVENT_FUNCTION = `
-  CREATE OR REPLACE FUNCTION append_market_event(p_type text, p_market_id bigint) RETURNS bigint LANGUAGE sql AS $$
+  CREATE OR REPLACE FUNCTION append_market_event(p_type text, p_market_id bigint) RETURNS void LANGUAGE sql AS $$
     INSERT INTO market_events (type, source, slug, market_id, market)
     SELECT p_type, m.source, m.slug, m.id, market_item(m) FROM markets m WHERE m.id = p_market_id
-    RETURNING id
   $$`;
 
 // One sequencer at a time (an advisory lock, tried, never waited for). An event is sequenced once its txid is below a fresh snapshot's xmin: no running transaction can still commit a smaller one.

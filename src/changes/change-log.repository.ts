@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
 import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
+import { APPENDED_EVENT_ID } from './change-log.functions';
 
 /** The change log's SQL (the functions it calls: change-log.functions.ts). */
 @Injectable()
@@ -44,7 +45,10 @@ export class ChangeLogRepository {
 
   /** In `tx`: the event of a change to market `marketId`, with its record as the transaction leaves it; its id. */
   async append(tx: Transaction, type: ChangeType, marketId: string): Promise<string> {
-    const [{ id }] = await this.sql.rows(sql<{ id: string }>`SELECT append_market_event(${type}, ${marketId}) AS id`, tx);
+    const [{ id }] = await this.sql.rows(
+      sql<{ id: string }>`WITH appended AS MATERIALIZED (SELECT append_market_event(${type}, ${marketId})) SELECT ${raw(APPENDED_EVENT_ID)} AS id FROM appended`,
+      tx,
+    );
     return id;
   }
 

@@ -15,7 +15,6 @@ import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
 import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
-import { EventIdsReturned1765100000000 } from './migrations/1765100000000-EventIdsReturned';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -35,7 +34,6 @@ export const MIGRATIONS = [
   PartnerKeysNewestFirst1764900000000,
   ChangeLogReaders1764950000000,
   Webhooks1765000000000,
-  EventIdsReturned1765100000000,
 ];
 
 export interface DatabaseSettings {

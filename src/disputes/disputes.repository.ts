@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { boundedPage, pageOf } from '../database/bounded-page';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { APPENDED_EVENT_ID } from '../changes/change-log.functions';
 import { ADMIN_DISPUTE_JSON } from './admin-dispute';
 import type { AdminDispute } from './disputes.schema';
 import type { DecisionType, DisputeStatus } from '../markets/market-state';
@@ -49,9 +50,10 @@ export class DisputesRepository {
   /** One call of file_dispute (file-dispute.function.ts), which answers every outcome of the rule. */
   async file(filing: FilingRequest): Promise<Filing> {
     const [answer] = await this.sql.rows(
-      sql<Filing>`SELECT * FROM file_dispute(${filing.marketId}, ${filing.source}, ${filing.submitterId}, ${filing.submitterName},
+      sql<Filing>`SELECT f.*, CASE WHEN f.outcome = 'filed' AND NOT f.replayed THEN ${raw(APPENDED_EVENT_ID)} END AS event_id
+        FROM file_dispute(${filing.marketId}, ${filing.source}, ${filing.submitterId}, ${filing.submitterName},
         ${filing.submitterSelection}, ${filing.reasonText}, ${filing.submittedAt}, ${filing.keyId},
-        ${filing.idempotency?.key ?? null}, ${filing.idempotency?.requestHash ?? null})`,
+        ${filing.idempotency?.key ?? null}, ${filing.idempotency?.requestHash ?? null}) f`,
     );
     return answer;
   }

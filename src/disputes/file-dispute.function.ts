@@ -8,31 +8,30 @@ export const FILE_DISPUTE_FUNCTION = `
     p_market_id bigint, p_partner_source text, p_submitter_id text, p_submitter_name text,
     p_submitter_selection text, p_reason_text text, p_submitted_at timestamptz, p_key_id bigint,
     p_idempotency_key text, p_request_hash text
-  ) RETURNS TABLE (outcome text, dispute_id bigint, source text, slug text, replayed boolean, event_id bigint)
+  ) RETURNS TABLE (outcome text, dispute_id bigint, source text, slug text, replayed boolean)
   LANGUAGE plpgsql AS $$
   DECLARE
     market record;
     remembered record;
     answer text;
     filed_id bigint;
-    appended_id bigint;
   BEGIN
     IF NOT hold_partner_key(p_key_id) THEN
-      RETURN QUERY SELECT 'key_revoked', NULL::bigint, NULL::text, NULL::text, false, NULL::bigint;
+      RETURN QUERY SELECT 'key_revoked', NULL::bigint, NULL::text, NULL::text, false;
       RETURN;
     END IF;
     IF p_idempotency_key IS NOT NULL THEN
       IF NOT pg_try_advisory_xact_lock(${IDEMPOTENCY_LOCK_CLASS}, hashtext(p_partner_source || E'\\n' || p_idempotency_key)) THEN
-        RETURN QUERY SELECT 'key_in_progress', NULL::bigint, NULL::text, NULL::text, false, NULL::bigint;
+        RETURN QUERY SELECT 'key_in_progress', NULL::bigint, NULL::text, NULL::text, false;
         RETURN;
       END IF;
       SELECT k.request_hash, k.outcome, k.dispute_id INTO remembered FROM idempotency_keys k
       WHERE k.source = p_partner_source AND k.key = p_idempotency_key;
       IF FOUND THEN
         IF remembered.request_hash <> p_request_hash THEN
-          RETURN QUERY SELECT 'key_reused', NULL::bigint, NULL::text, NULL::text, false, NULL::bigint;
+          RETURN QUERY SELECT 'key_reused', NULL::bigint, NULL::text, NULL::text, false;
         ELSE
-          RETURN QUERY SELECT remembered.outcome, remembered.dispute_id, NULL::text, NULL::text, true, NULL::bigint;
+          RETURN QUERY SELECT remembered.outcome, remembered.dispute_id, NULL::text, NULL::text, true;
         END IF;
         RETURN;
       END IF;
@@ -59,7 +58,7 @@ export const FILE_DISPUTE_FUNCTION = `
         answer := 'already_disputed';
       ELSE
         UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = market.id;
-        appended_id := append_market_event('dispute.filed', market.id);
+        PERFORM append_market_event('dispute.filed', market.id);
         answer := 'filed';
       END IF;
     END IF;
@@ -68,5 +67,5 @@ export const FILE_DISPUTE_FUNCTION = `
       VALUES (p_partner_source, p_idempotency_key, p_request_hash, answer, filed_id);
     END IF;
     RETURN QUERY SELECT answer, filed_id,
-      CASE WHEN answer = 'filed' THEN market.source END, CASE WHEN answer = 'filed' THEN market.slug END, false, appended_id;
+      CASE WHEN answer = 'filed' THEN market.source END, CASE WHEN answer = 'filed' THEN market.slug END, false;
   END $$`;

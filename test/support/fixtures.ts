@@ -1,6 +1,7 @@
 import type { Queryable } from './app-database';
 import { generateKey } from '../../src/auth/key-hashing';
 import type { ChangeType } from '../../src/changes/change-event';
+import { APPENDED_EVENT_ID } from '../../src/changes/change-log.functions';
 import { skeleton } from '../../src/common/confusable-skeleton';
 
 /** Tells an application that (source, slug) changed, as the service's own writes do (ChangeLog.written). */
@@ -80,7 +81,11 @@ export class Fixtures {
   async change<T>(source: string, slug: string, type: ChangeType, work: (manager: Queryable) => Promise<T>): Promise<T> {
     const { result, eventId } = await this.dataSource.transaction(async (manager) => {
       const result = await work(manager);
-      const [{ id }] = await manager.query('SELECT append_market_event($1, m.id)::text AS id FROM markets m WHERE m.source = $2 AND m.slug = $3', [type, source, slug]);
+      const [{ id }] = await manager.query(
+        `WITH appended AS MATERIALIZED (SELECT append_market_event($1, m.id) FROM markets m WHERE m.source = $2 AND m.slug = $3)
+         SELECT ${APPENDED_EVENT_ID} AS id FROM appended`,
+        [type, source, slug],
+      );
       return { result, eventId: id as string };
     });
     await this.heard?.(source, slug, eventId);
