@@ -1,6 +1,6 @@
 // The image the deployment files run: its Dockerfile against package.json and Environment.
 import { describe, expect, it } from '@jest/globals';
-import { Environment } from '../src/config/environment';
+import { environmentDefaults } from '../src/config/environment';
 import { dockerfile, KNOWN_VARIABLES, read, unknownVariables } from './support/deploy-files';
 
 describe('the image', () => {
@@ -12,7 +12,7 @@ describe('the image', () => {
   });
 
   it('exposes the API and metrics ports it sets, the defaults of PORT and METRICS_PORT', () => {
-    const defaults = new Environment();
+    const defaults = environmentDefaults();
     expect(image.expose).toEqual([defaults.PORT, defaults.METRICS_PORT]);
     expect(image.env).toMatchObject({ PORT: String(defaults.PORT), METRICS_PORT: String(defaults.METRICS_PORT) });
   });

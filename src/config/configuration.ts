@@ -1,5 +1,6 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
-import { type Environment, itemsOf, validateEnvironment } from './environment';
+import { type Environment, validateEnvironment } from './environment';
+import { itemsOf } from './variables';
 
 let validated: { raw: string; environment: Environment } | undefined;
 

@@ -3,12 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { Environment } from '../../src/config/environment';
+import { environmentDefaults } from '../../src/config/environment';
 
 export const read = (path: string): string => readFileSync(join(process.cwd(), path), 'utf8');
 
 /** Every environment variable the service reads. */
-export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(Object.keys(new Environment()));
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(Object.keys(environmentDefaults()));
 
 /** Names the service does not read, each with the known name it was likely meant to be. */
 export function unknownVariables(names: Iterable<string>): string[] {
@@ -48,7 +48,7 @@ export function dockerfile() {
 
 /** What a container of the image runs with before its own settings: Environment's defaults, then the image's ENV. */
 export function imageDefaults(): Record<string, string> {
-  const defaults = Object.entries(new Environment()).filter(([, value]) => value !== undefined);
+  const defaults = Object.entries(environmentDefaults()).filter(([, value]) => value !== undefined);
   return { ...Object.fromEntries(defaults.map(([name, value]) => [name, String(value)])), ...dockerfile().env };
 }
 
