@@ -54,6 +54,10 @@ export function publicMarketModel(query: Query): { code: number; source?: string
 export const validText = (value: unknown, max: number) =>
   typeof value === 'string' && length(value.trim(), 1, max) && storable(value.trim());
 
+/** Names and new slugs, which people type: no character that does not show (in the BMP, as the OpenAPI pattern can name). */
+export const visible = (text: string) =>
+  ![...text].some((char) => char.length === 1 && /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u.test(char));
+
 /** A path or body id: a positive integer JavaScript holds exactly. */
 export function validBodyId(value: unknown): boolean {
   const id = typeof value === 'string' && /^\d{1,20}$/.test(value) ? Number(value) : value;
@@ -110,7 +114,10 @@ export const CHAINS = ['base', 'bsc'];
 export const SOURCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const dtoModels: Record<string, (body: Record<string, unknown>) => Verdict> = {
-  reviewer: (body) => (fields(body, ['name', 'role']) && validText(body.name, 200) && ROLES.includes(body.role as string) ? 'valid' : 'invalid'),
+  reviewer: (body) =>
+    fields(body, ['name', 'role']) && validText(body.name, 200) && visible((body.name as string).trim()) && ROLES.includes(body.role as string)
+      ? 'valid'
+      : 'invalid',
   partner: (body) =>
     fields(body, ['source', 'name']) &&
     validText(body.source, 64) &&
@@ -123,7 +130,8 @@ const dtoModels: Record<string, (body: Record<string, unknown>) => Verdict> = {
     validText(body.source, 64) &&
     typeof body.slug === 'string' &&
     length(normalizeSlug(body.slug), 1, 256) &&
-    storable(normalizeSlug(body.slug))
+    storable(normalizeSlug(body.slug)) &&
+    visible(normalizeSlug(body.slug))
       ? 'valid'
       : 'invalid',
   resolve: (body) => {
