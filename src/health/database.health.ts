@@ -1,13 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { databaseConfig, type DatabaseConfig } from '../config/configuration';
 import { DatabaseActivity } from '../database/database-activity';
 import { ReadReplicas } from '../database/read-replicas';
-import { Sql, sql } from '../database/sql';
+import { HealthRepository } from './health.repository';
 
 const PING_TIMEOUT_MS = 1000;
 const LATE = Symbol('late');
-const WRITABLE = sql<{ writable: boolean }>`SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`;
 
 /** Terminus indicators for the primary and the replicas. */
 @Injectable()
@@ -17,10 +15,9 @@ export class DatabaseHealthIndicator {
 
   constructor(
     private readonly indicators: HealthIndicatorService,
-    private readonly sql: Sql,
+    private readonly repository: HealthRepository,
     private readonly activity: DatabaseActivity,
     private readonly replicas: ReadReplicas,
-    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {}
 
   // A write within 1 s: a standby or read-only primary would answer every write 5030. A ping that waited on a full pool
@@ -38,10 +35,10 @@ export class DatabaseHealthIndicator {
 
   private async ping() {
     const database = this.indicators.check('database');
-    const poolFull = this.sql.pool.idleCount === 0 && this.sql.pool.totalCount >= this.database.poolSize;
+    const poolFull = this.repository.poolFull;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, PING_TIMEOUT_MS, LATE)));
-    const ping = this.sql.rows(WRITABLE).then(([row]) => row, (error: unknown) => ({ error }));
+    const ping = this.repository.writable().then((writable) => ({ writable }), (error: unknown) => ({ error }));
     const outcome = await Promise.race([ping, late]);
     clearTimeout(timer);
     if (outcome !== LATE && 'writable' in outcome) {
