@@ -77,8 +77,8 @@ function loadConfig(argv, env) {
     if (values.some((value) => !Number.isInteger(value) || value < 1)) throw new Error(`${name}=${raw}: expected whole numbers separated by commas`);
     return values;
   };
-  const { Environment } = requireDist('config/environment.js');
-  const defaultPoolSize = new Environment().DB_POOL_SIZE;
+  const { environmentDefaults } = requireDist('config/environment.js');
+  const defaultPoolSize = environmentDefaults().DB_POOL_SIZE;
   const scaling = argv.includes('--scaling') || env.BENCH_SCALING?.trim() === '1';
   return {
     quick,

@@ -31,8 +31,8 @@ export function freePort() {
   });
 }
 
-// Every variable the service reads (src/config/environment.ts, plus whatever the compiled
-// Environment class declares now): the runner sets them itself so a developer's shell (a
+// Every variable the service reads (these, plus whatever the compiled environmentDefaults()
+// names now): the runner sets them itself so a developer's shell (a
 // REDIS_URL, a LOG_LEVEL=debug, …) cannot skew the figures; the service's defaults apply.
 const KNOWN_SERVICE_VARIABLES = [
   'PORT', 'DATABASE_URL', 'EMBEDDED_DATA_DIR', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'DB_STATEMENT_TIMEOUT_MS',
@@ -41,12 +41,8 @@ const KNOWN_SERVICE_VARIABLES = [
 ];
 
 function serviceVariables() {
-  try {
-    const { Environment } = requireDist('config/environment.js');
-    return [...new Set([...KNOWN_SERVICE_VARIABLES, ...Object.keys(new Environment())])];
-  } catch {
-    return KNOWN_SERVICE_VARIABLES;
-  }
+  const { environmentDefaults } = requireDist('config/environment.js');
+  return [...new Set([...KNOWN_SERVICE_VARIABLES, ...Object.keys(environmentDefaults())])];
 }
 
 function cleanEnv(extra) {
