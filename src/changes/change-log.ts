@@ -21,6 +21,8 @@ const RETENTION_BATCH = 10_000;
 const READERS_CHECK_MS = 5;
 /** How soon a write polls again while its event waits for its sequence. */
 const SEQUENCER_RETRY_MS = 2;
+/** How soon the next poll comes after one that read events or saw some waiting for their sequence: writes elsewhere wait for this instance to read theirs. */
+const ACTIVE_POLL_MS = 5;
 /** How often a poll also says, in change_log_readers, that this instance reads (the other polls only read); at most a quarter of CHANGES_DEAF_AFTER_MS. */
 const READER_NOTE_EVERY_MS = 250;
 
@@ -30,7 +32,7 @@ export interface ChangeListener {
   changed(source: string, slug: string): void;
 }
 
-/** Polls every CHANGES_POLL_INTERVAL_MS and tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). */
+/** Polls every CHANGES_POLL_INTERVAL_MS (every ACTIVE_POLL_MS while events come) and tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). */
 @Injectable()
 export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ChangeLog');
@@ -46,6 +48,8 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private lastPolledAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
   private isLive = false;
+  /** The last poll read events or saw some pending: the log is busy. */
+  private active = false;
   private timer: NodeJS.Timeout | undefined;
   private retention: NodeJS.Timeout | undefined;
   private readonly retentionDays: number;
@@ -172,7 +176,8 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.pollSoon().catch(() => undefined).finally(() => this.schedule()), this.intervalMs);
+    const delayMs = this.active ? Math.min(ACTIVE_POLL_MS, this.intervalMs) : this.intervalMs;
+    this.timer = setTimeout(() => void this.pollSoon().catch(() => undefined).finally(() => this.schedule()), delayMs);
     this.timer.unref();
   }
 
@@ -194,9 +199,11 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       }
       if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
       if (noting) this.lastPolledAt = started;
+      this.active = this.cursor !== before || (this.pending !== null && performance.now() - this.pending.since <= this.deafAfterMs);
       this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
     } catch (error) {
       this.metrics.changeLogPollFailures.inc();
+      this.active = false;
       // Changes may be missed from now on: the cache is bypassed until a poll succeeds.
       if (this.isLive) this.logger.warn(`reading the change log failed, the public record cache is bypassed: ${(error as Error).message}`);
       this.isLive = false;

@@ -11,7 +11,7 @@ export class ChangesVariables {
   @Max(60000)
   PUBLIC_CACHE_TTL_MS = 30000;
 
-  /** How often each instance reads the change log: a write on another instance waits up to about this before its answer. */
+  /** How often each instance reads a quiet change log (every 5 ms while events come): a write on another instance waits up to about this before its answer. */
   @Transform(toInt)
   @IsInt()
   @Min(10)
