@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
-import { itemsOf, toInt } from './variables';
+import { IsOptional, IsString, Matches, MinLength, ValidateBy } from 'class-validator';
+import { IntVariable, itemsOf } from './variables';
 
 /** The variables of PostgreSQL: the primary, its direct connection, the replicas, the pool and its timeouts. */
 export class DatabaseVariables {
@@ -26,31 +25,19 @@ export class DatabaseVariables {
   DATABASE_READ_URL?: string;
 
   /** A replica further behind the primary than this is skipped for the primary. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(600000)
+  @IntVariable(10, 600000)
   DB_READ_MAX_LAG_MS = 1000;
 
   @IsString()
   @MinLength(1)
   EMBEDDED_DATA_DIR = './data';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IntVariable(1, 200)
   DB_POOL_SIZE = 10;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60000)
+  @IntVariable(100, 60000)
   DB_CONNECT_TIMEOUT_MS = 1500;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600000)
+  @IntVariable(100, 600000)
   DB_STATEMENT_TIMEOUT_MS = 2000;
 }

@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import { isTrustProxySetting } from './trust-proxy';
-import { emptyToUndefined, isOrigin, itemsOf, toInt } from './variables';
+import { IntVariable, emptyToUndefined, isOrigin, itemsOf, toInt } from './variables';
 
 /** The variables of the HTTP listeners, their deadlines, proxies, CORS and shutdown. */
 export class HttpVariables {
@@ -19,24 +19,15 @@ export class HttpVariables {
   METRICS_PORT = 9464;
 
   /** How long a client may take to send its request headers. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(300000)
+  @IntVariable(1000, 300000)
   HTTP_HEADERS_TIMEOUT_MS = 10000;
 
   /** How long a client may take to send its whole request, body included. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(300000)
+  @IntVariable(1000, 300000)
   HTTP_REQUEST_TIMEOUT_MS = 15000;
 
   /** How long an idle keep-alive connection is kept open (behind a load balancer: longer than its idle timeout). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(300000)
+  @IntVariable(1000, 300000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
   /** Express "trust proxy": false, a hop count, or a comma-separated list of addresses, subnets and named ranges (never true). */
@@ -67,16 +58,10 @@ export class HttpVariables {
   CORS_ORIGINS?: string;
 
   /** On SIGTERM, how long to serve as usual (readiness 503) before draining, for load balancers to notice. 0: at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(120000)
+  @IntVariable(0, 120000)
   SHUTDOWN_DELAY_MS = 0;
 
   /** On SIGTERM, once draining, how long in-flight requests may take before their connections are closed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(120000)
+  @IntVariable(0, 120000)
   SHUTDOWN_GRACE_MS = 10000;
 }

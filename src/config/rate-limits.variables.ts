@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { toInt } from './variables';
+import { IsOptional, Matches } from 'class-validator';
+import { IntVariable } from './variables';
 
 /** The variables of the per-minute budgets and their Redis store. */
 export class RateLimitVariables {
@@ -13,37 +12,24 @@ export class RateLimitVariables {
   @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
   RATE_LIMIT_REDIS_PREFIX = 'oracle';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVariable(1)
   RATE_LIMIT_PUBLIC_PER_MINUTE = 6000;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVariable(1)
   RATE_LIMIT_DISPUTE_PER_MINUTE = 300;
 
   /** Changes feed reads per API key (a long poll counts once). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVariable(1)
   RATE_LIMIT_CHANGES_PER_MINUTE = 600;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVariable(1)
   RATE_LIMIT_ADMIN_PER_MINUTE = 600;
 
   /** Failed authentications (4011, 4012) per client IP and minute; past it, 4290 before any lookup. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVariable(1)
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE = 30;
 
   /** How long a rate-limit command may take in Redis before the instance counts in memory instead. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(10000)
+  @IntVariable(10, 10000)
   REDIS_COMMAND_TIMEOUT_MS = 200;
 }

@@ -1,6 +1,15 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
 // Transforms and checks the variables' schemas share (the *.variables.ts files).
 export const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+
+/** A whole number from `min` (to `max`), given as text; applied in the order stacked decorators are, so refusals read as before. */
+export const IntVariable = (min: number, max?: number) =>
+  applyDecorators(...(max === undefined ? [] : [Max(max)]), Min(min), IsInt(), Transform(toInt));
+
 export const toBoolean = ({ value }: { value: unknown }) =>
   typeof value === 'string' && ['true', 'false'].includes(value.trim()) ? value.trim() === 'true' : value;
 export const emptyToUndefined = ({ value }: { value: unknown }) =>

@@ -1,14 +1,11 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { toBoolean, toInt } from './variables';
+import { IsBoolean } from 'class-validator';
+import { IntVariable, toBoolean } from './variables';
 
 /** The variables of webhook deliveries. */
 export class WebhooksVariables {
   /** Webhook deliveries this instance runs at once; 0: it sends none (API-only instances), others do. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(100)
+  @IntVariable(0, 100)
   WEBHOOK_WORKERS = 4;
 
   /** true: webhook URLs may be http:// and reach private and loopback addresses (local development and tests only). */
@@ -17,9 +14,6 @@ export class WebhooksVariables {
   WEBHOOK_ALLOW_PRIVATE_URLS = false;
 
   /** Test-only: the first retry delay of a failed webhook delivery, in seconds (the schedule doubles it from there). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(12)
+  @IntVariable(1, 12)
   WEBHOOK_FIRST_RETRY_SECONDS = 12;
 }
