@@ -238,10 +238,11 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
         );
         // The schedule spans 24 hours: this job's next failure is made its last.
         await t.dataSource.query("UPDATE pgboss.job SET retry_limit = retry_count + 1 WHERE data->>'delivery_id' = $1", [id]);
+        // A retry 1-2 s away, then the given-up queue's poll (every 5 s): up to ~8 s before any load.
         await eventually(async () => {
           const [{ state }] = await t.dataSource.query('SELECT state FROM webhook_deliveries WHERE id = $1', [id]);
           expect(state).toBe('given_up');
-        });
+        }, 20_000);
         expect((await master.get('/admin/partners/give-up/webhooks')).data.webhooks[0]).toEqual(
           expect.objectContaining({ last_delivery: { at: ISO, http_status: 500, error: 'HTTP 500' }, pending: 0 }),
         );
@@ -322,9 +323,9 @@ function isVerified(body: string, headers: Record<string, string>, secret: strin
 /** Long enough for any delivery already on its way to arrive. */
 const settle = (ms = 2_000) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Retries `check` until it passes, for up to 10 s. */
-async function eventually(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 10_000;
+/** Retries `check` until it passes, for up to `ms` (10 s). */
+async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
   for (;;) {
     try {
       return await check();
