@@ -191,13 +191,16 @@ describe('service: three instances behind PgBouncer, a replica and a balancer', 
     holder.on('error', () => undefined);
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM markets WHERE id = $1 FOR UPDATE', [markets[0].id]);
+    const [{ holderPid }] = (await holder.query('SELECT pg_backend_pid() AS "holderPid"')).rows;
     const balancer = new HttpClient(urls().balancer);
     const held = balancer.request('POST', '/oracle/markets/dispute/submit', { headers: { 'x-api-key': state.keys.partnerKey! }, body: disputeBody(markets[0].id), timeoutMs: 15_000 });
-    for (let i = 0; i < 50; i++) {
+    // Only the held filing's own wait counts: any other waiter would let the failover start before it is in its transaction.
+    let waiting = 0;
+    for (let i = 0; i < 250 && waiting === 0; i++) {
       await sleep(20);
-      const [{ count }] = (await holder.query(`SELECT count(*)::int AS count FROM pg_locks WHERE NOT granted AND locktype IN ('transactionid', 'tuple')`)).rows;
-      if (count > 0) break;
+      [{ waiting }] = (await holder.query('SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [holderPid])).rows;
     }
+    expect(waiting).toBe(1);
     const failoverBegan = performance.now();
     await stopPrimary(dir);
     await holder.end().catch(() => undefined);
