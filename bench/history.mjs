@@ -10,7 +10,8 @@ const HELP = `usage: npm run bench:history [-- --last N] [--file PATH]
   --file PATH   another history file [bench/results/bench.jsonl]
 
 Figures at 50 connections (the targets' level): the service's hot read against N and B (req/s,
-p99), its cold read against B, disputes/s, the service's peak RSS, the hot read with
+p99), "shape/N": N with the service's shape of no-op layers against N (the framework alone; runs
+since 2026-11-28), the service's cold read against B, disputes/s, the service's peak RSS, the hot read with
 CORS_ORIGINS against without; "met": targets met of those the run evaluated. bench 1 is the
 previous bench (the service against B only, hot keys only). "*" marks a machine not idle at the
 start, "q" a --quick run.
@@ -56,6 +57,7 @@ function row(record) {
     String(record.bench),
     host(record.machine),
     ratio(at50.serviceVsNHot),
+    ratio(at50.shapeVsNHot),
     ratio(at50.serviceVsBHot),
     ratio(at50.p99VsBHot),
     ratio(at50.serviceVsBCold),
@@ -66,7 +68,7 @@ function row(record) {
   ];
 }
 
-const HEADER = ['date (UTC)', 'bench', 'host', 'hot/N', 'hot/B', 'p99/B', 'cold/B', 'disputes/s', 'RSS MB', 'CORS', 'met'];
+const HEADER = ['date (UTC)', 'bench', 'host', 'hot/N', 'shape/N', 'hot/B', 'p99/B', 'cold/B', 'disputes/s', 'RSS MB', 'CORS', 'met'];
 
 function main() {
   const options = parseArguments(process.argv.slice(2));

@@ -1,12 +1,13 @@
 // bench/phases.mjs: the measuring phases of a run, on a database already seeded.
 //
-// mainPhase, at BENCH_MARKETS: four servers at once, each its own process (idle while another
-// is loaded): the service, the service with CORS_ORIGINS set, B (bench/baseline-server.mjs) and
-// N (bench/nest-server.mjs). After the byte-identity checks, every read load once unmeasured
+// mainPhase, at BENCH_MARKETS: five servers at once, each its own process (idle while another
+// is loaded): the service, the service with CORS_ORIGINS set, B (bench/baseline-server.mjs), N
+// (bench/nest-server.mjs) and N with the service's shape of no-op layers (the framework alone). After the byte-identity checks, every read load once unmeasured
 // (BENCH_STARTUP_WARMUP: a fresh process runs slower until V8 has compiled its hot code and its
 // heap has grown, and the first load of each server must not pay for that); then, for each
 // connection level:
-//   - the six read loads (N hot, B hot, service hot, service+CORS hot, B cold, service cold),
+//   - the seven read loads (N hot, N-shape hot, B hot, service hot, service+CORS hot, B cold,
+//     service cold),
 //     in BENCH_ROUNDS rounds, each round in the reverse order of the one before (A B C … C B A):
 //     every configuration then sits, on average, at the same point in time, so a machine that
 //     drifts (it is shared and noisy) favours none of the pairs the targets compare;
@@ -19,13 +20,14 @@ import { checkAfterDisputes, checkCors, checkNest, compareBodies } from './check
 import { withClient } from './db.mjs';
 import { combine, measure } from './load.mjs';
 import { describeData } from './seed.mjs';
-import { startBaseline, startNest, startService } from './servers.mjs';
+import { SERVICE_SHAPE, startBaseline, startNest, startService } from './servers.mjs';
 import { failedAnswers } from './targets.mjs';
 import { coldPaths, disputeCheck, disputePool, disputeRequests, nestItem, readCheck, readPath, readRequests, sampleHot } from './workload.mjs';
 
 /** The read loads of one round, in the first round's order. */
 export const READ_LOADS = [
   { server: 'nest', keys: 'hot' },
+  { server: 'nestShape', keys: 'hot' },
   { server: 'baseline', keys: 'hot' },
   { server: 'service', keys: 'hot' },
   { server: 'serviceCors', keys: 'hot' },
@@ -64,8 +66,10 @@ export async function mainPhase(ctx, run, keys) {
     })),
     baseline: await ctx.started(await startBaseline({ databaseUrl: database.url, poolSize: config.poolSize, logFile: ctx.logFile('baseline') })),
     nest: await ctx.started(await startNest({ marketItem: item.json, logFile: ctx.logFile('nest') })),
+    // What the framework alone charges for the service's pipeline: N with as many no-op layers.
+    nestShape: await ctx.started(await startNest({ marketItem: item.json, shape: SERVICE_SHAPE, name: 'nest-shape', logFile: ctx.logFile('nest-shape') })),
   };
-  const { service, serviceCors, baseline, nest } = servers;
+  const { service, serviceCors, baseline, nest, nestShape } = servers;
   // The services' RSS at the start and after each step: a steady climb would be a leak.
   run.memoryTrail = [];
   const trail = (after) => run.memoryTrail.push({ after, service: service.memory()?.rssMb, serviceCors: serviceCors.memory()?.rssMb });
@@ -76,6 +80,7 @@ export async function mainPhase(ctx, run, keys) {
     run.cors = await checkCors(service, serviceCors, hotPaths.slice(0, 20), config.corsOrigin);
     log(`service+CORS: same bodies on ${run.cors.compared} requests, Access-Control-Allow-Origin ${run.cors.allowOrigin}, Vary ${run.cors.vary}`);
     run.nest = await checkNest(nest, item);
+    await checkNest(nestShape, item);
     log(`N answers ${run.nest.bodyBytes} bytes (its market_item ${item.bytes} bytes; the hot records' mean ${item.meanBytes})`);
 
     const coldCursor = { next: 0 }; // shared by every cold load: no two loads read the same markets

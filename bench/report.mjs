@@ -43,6 +43,7 @@ function cpuDetails() {
 
 export const SERVER_LABELS = {
   nest: 'N (bare Nest on Express)',
+  nestShape: "N, service's shape (no-ops)",
   baseline: 'B (node:http + pg)',
   service: 'service',
   serviceCors: 'service, CORS_ORIGINS set',
@@ -52,8 +53,8 @@ export const SERVER_LABELS = {
 function preamble(run) {
   const c = run.config;
   const order = `each read load once unmeasured (${c.startupWarmup} s), then ${c.connections.join(' then ')} connections; ` +
-    `at each, ${c.rounds} round${c.rounds > 1 ? 's' : ''} of the six read loads, ` +
-    'in the order N·B·service·service+CORS (hot), B·service (cold), every other round reversed';
+    `at each, ${c.rounds} round${c.rounds > 1 ? 's' : ''} of the seven read loads, ` +
+    "in the order N·N with the service's shape·B·service·service+CORS (hot), B·service (cold), every other round reversed";
   const afterDisputes = (run.afterDisputes ?? []).map((check) => `${check.service} ${check.compared - check.stale} of ${check.compared}`).join(', ');
   return [
     `Machine: ${run.machine.cpu}, ${run.machine.ramGb} GB RAM; ${run.machine.os}; Node ${run.machine.node}` +
@@ -71,18 +72,19 @@ function preamble(run) {
   ];
 }
 
-/** The six read rows of a level, or undefined when one is missing. */
+/** The read rows of a level, or undefined when one is missing; `ns` (N with the service's shape) only in runs since 2026-11-28. */
 function levelRows(run, connections) {
   const row = (server, keys) => readRow(run, server, keys, connections);
   const rows = { n: row('nest', 'hot'), b: row('baseline', 'hot'), s: row('service', 'hot'), sc: row('serviceCors', 'hot'), bc: row('baseline', 'cold'), scold: row('service', 'cold') };
-  return Object.values(rows).every(Boolean) ? rows : undefined;
+  return Object.values(rows).every(Boolean) ? { ...rows, ns: row('nestShape', 'hot') } : undefined;
 }
 
 /** The ratios a level's line prints, rounded as printed. */
-function levelRatios({ n, b, s, sc, bc, scold }) {
+function levelRatios({ n, ns, b, s, sc, bc, scold }) {
   const x = (a, bb) => Number((a / bb).toFixed(2));
   return {
     serviceVsNHot: x(s.reqPerSec, n.reqPerSec),
+    ...(ns ? { shapeVsNHot: x(ns.reqPerSec, n.reqPerSec), serviceVsShapeHot: x(s.reqPerSec, ns.reqPerSec) } : {}),
     serviceVsBHot: x(s.reqPerSec, b.reqPerSec),
     p99VsBHot: x(s.latencyMs.p99, b.latencyMs.p99),
     serviceVsBCold: x(scold.reqPerSec, bc.reqPerSec),
@@ -94,17 +96,18 @@ function levelRatios({ n, b, s, sc, bc, scold }) {
 function ratioLines(run, connections) {
   const rows = levelRows(run, connections);
   if (!rows) return [];
-  const { n, b, s, sc, bc, scold } = rows;
+  const { n, ns, b, s, sc, bc, scold } = rows;
   const r = levelRatios(rows);
   const x = (ratio) => `${ratio.toFixed(2)}×`;
   const cpu = (row) => row.cpuUsPerReq ?? NaN;
   // "server+PostgreSQL": the database's share is the whole server's CPU over the same window.
   const both = (row) => `${cpu(row)}${row.dbCpuUsPerReq != null ? `+${row.dbCpuUsPerReq}` : ''}`;
   const dispute = run.disputes.find((d) => d.connections === connections);
+  const shape = ns ? `, N's shape/N hot ${x(r.shapeVsNHot)} (the framework alone), service/N's shape hot ${x(r.serviceVsShapeHot)} (the layers' work)` : '';
   return [
     `@${connections} req/s: service/N hot ${x(r.serviceVsNHot)}, service/B hot ${x(r.serviceVsBHot)}, ` +
-      `p99 service/B hot ${x(r.p99VsBHot)}, service/B cold ${x(r.serviceVsBCold)}, CORS/without ${x(r.corsVsWithout)}`,
-    `@${connections} CPU per request, server+PostgreSQL (µs): N ${both(n)}; B hot ${both(b)}, cold ${both(bc)}; ` +
+      `p99 service/B hot ${x(r.p99VsBHot)}, service/B cold ${x(r.serviceVsBCold)}, CORS/without ${x(r.corsVsWithout)}${shape}`,
+    `@${connections} CPU per request, server+PostgreSQL (µs): N ${both(n)}${ns ? `; N's shape ${both(ns)} (N's + ${cpu(ns) - cpu(n)})` : ''}; B hot ${both(b)}, cold ${both(bc)}; ` +
       `service hot ${both(s)} (N's ${cpu(n)} + ${cpu(s) - cpu(n)}), with CORS ${both(sc)} (${signed(cpu(sc) - cpu(s))}); ` +
       `service cold ${both(scold)} (B's ${cpu(bc)} + ${cpu(scold) - cpu(bc)})` + (dispute ? `; dispute ${both(dispute)}` : ''),
   ];

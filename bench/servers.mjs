@@ -189,10 +189,14 @@ export async function startBaseline({ databaseUrl, poolSize, logFile }) {
  * `shape` ("m,g,i,p"), N plus that many no-op middlewares, guards, interceptors and pipes. It has
  * one route: readiness is that route answering.
  */
-export async function startNest({ marketItem, logFile, shape = '0,0,0,0' }) {
+/** The service's pipeline for GET /oracle/markets/public (src/app.module.ts) as nest-server.mjs's PIPELINE_SHAPE:
+ * 2 middlewares (the request's observation, EdgeMiddleware), 1 global guard, 1 global interceptor, 1 global pipe. */
+export const SERVICE_SHAPE = '2,1,1,1';
+
+export async function startNest({ marketItem, logFile, shape = '0,0,0,0', name = 'nest' }) {
   const port = await freePort();
   const env = cleanEnv({ NODE_ENV: 'production', PORT: String(port), MARKET_ITEM: marketItem, PIPELINE_SHAPE: shape });
-  const server = new ServerProcess('nest', launch(['bench/nest-server.mjs'], env, logFile), port, logFile, {
+  const server = new ServerProcess(name, launch(['bench/nest-server.mjs'], env, logFile), port, logFile, {
     readyPath: '/oracle/markets/public',
   });
   await server.waitReady();

@@ -15,7 +15,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { combine, measure } from './load.mjs';
-import { killAllChildren, serverNodeVersion, startNest } from './servers.mjs';
+import { killAllChildren, SERVICE_SHAPE, serverNodeVersion, startNest } from './servers.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -23,9 +23,6 @@ const SECONDS = Number(flag('--seconds', '6'));
 const ROUNDS = Number(flag('--rounds', '2'));
 const CONNECTIONS = Number(flag('--connections', '50'));
 
-// The service's pipeline for GET /oracle/markets/public (src/app.module.ts): 2 middlewares (the
-// request's observation, EdgeMiddleware), 1 global guard, 1 global interceptor, 1 global pipe.
-const SERVICE_SHAPE = '2,1,1,1';
 const SHAPES = [
   { shape: '0,0,0,0', name: 'N (no layers)' },
   { shape: SERVICE_SHAPE, name: "the service's shape, every layer a no-op" },
