@@ -1,3 +1,4 @@
+import { ErrorCatalogue, type ErrorName } from '../../common/error-catalogue';
 import { sentenceFor } from './sentences';
 
 /** A request the API answered with an error envelope (or that never got an envelope). */
@@ -12,6 +13,16 @@ export class ApiFailure extends Error {
   ) {
     super(sentenceFor(code, retryAfter));
     this.name = 'ApiFailure';
+  }
+
+  /** Whether the API refused with the catalogue's error `name`. */
+  is(name: ErrorName): boolean {
+    return this.code === ErrorCatalogue[name].code;
+  }
+
+  /** The service failed (5xxx), rather than refused what was asked. */
+  get serverSide(): boolean {
+    return this.code >= ErrorCatalogue.INTERNAL.code;
   }
 }
 

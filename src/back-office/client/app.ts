@@ -90,7 +90,7 @@ function startSession(key: string, account: Account): void {
         try {
           return await call<T>(key, method, path, body);
         } catch (error) {
-          if (error instanceof ApiFailure && error.code === 4012) signOut(error.message);
+          if (error instanceof ApiFailure && error.is('ADMIN_CREDENTIALS_INVALID')) signOut(error.message);
           throw error;
         }
       },
@@ -130,7 +130,7 @@ async function boot(): Promise<void> {
   } catch (error) {
     // Only a key the service refuses is forgotten; when the key could not be checked (too many
     // requests, the database or the network down), the session waits for another try.
-    if (error instanceof ApiFailure && error.code === 4012) signOut(error.message);
+    if (error instanceof ApiFailure && error.is('ADMIN_CREDENTIALS_INVALID')) signOut(error.message);
     else notCheckedView(error);
   }
 }

@@ -5,7 +5,7 @@ import type { Account } from './types';
 export interface Context {
   /** Who signed in: the role decides what is offered; the id, which account is one's own. */
   account: Account;
-  /** Calls the admin API with the session's key; an answer 4012 ends the session. */
+  /** Calls the admin API with the session's key; an answer ADMIN_CREDENTIALS_INVALID ends the session. */
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** Replaces the view's content, unless the reviewer has gone elsewhere meanwhile. */
   show(...children: Child[]): void;

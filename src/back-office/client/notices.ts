@@ -9,8 +9,8 @@ export function failureLines(error: unknown): Child[] {
   if (error instanceof ApiFailure) {
     return [
       h('p', null, error.message),
-      error.code === 4000 && error.detail ? h('p', { class: 'detail' }, `What to fix: ${error.detail}.`) : null,
-      error.code >= 5000 && error.requestId ? h('p', { class: 'detail' }, `Reference for the operators: ${error.requestId}`) : null,
+      error.is('INVALID_REQUEST') && error.detail ? h('p', { class: 'detail' }, `What to fix: ${error.detail}.`) : null,
+      error.serverSide && error.requestId ? h('p', { class: 'detail' }, `Reference for the operators: ${error.requestId}`) : null,
     ];
   }
   if (error instanceof PageMessage) return [h('p', null, error.message)];

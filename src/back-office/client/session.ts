@@ -9,5 +9,5 @@ export const storedKey = (): string | null => sessionStorage.getItem(STORAGE_KEY
 export const storeKey = (key: string): void => sessionStorage.setItem(STORAGE_KEY, key);
 export const forgetKey = (): void => sessionStorage.removeItem(STORAGE_KEY);
 
-/** The account behind a key, with its role, asked of the API itself (4012: no valid key). */
+/** The account behind a key, with its role, asked of the API itself (ADMIN_CREDENTIALS_INVALID: no valid key). */
 export const accountOf = (key: string): Promise<Account> => call<Account>(key, 'GET', '/admin/me');

@@ -144,7 +144,7 @@ async function decide(context: Context, dispute: AdminDispute, type: DecisionTyp
     await showDecided(context, decided);
     context.done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
   } catch (error) {
-    if (!(error instanceof ApiFailure && error.code === 4092)) throw error;
+    if (!(error instanceof ApiFailure && error.is('DISPUTE_ALREADY_DECIDED'))) throw error;
     // Someone else decided first: show their decision rather than ours.
     const current = await context.api<AdminDispute>('GET', `/admin/disputes/${dispute.id}`);
     await showDecided(context, current);
