@@ -4,9 +4,12 @@ import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { APPENDED_EVENT_ID } from '../changes/change-log.functions';
 import { ADMIN_DISPUTE_JSON } from './admin-dispute';
 import type { AdminDispute } from './disputes.schema';
-import type { DecisionType, DisputeStatus } from '../markets/market-state';
+import { type DecisionType, type DisputeStatus, sqlText } from '../markets/market-state';
 
 const ADMIN_DISPUTE = raw(ADMIN_DISPUTE_JSON);
+
+/** The first key of the queue's order (ix_disputes_queue's expression). */
+const IS_CLOSED = raw(`d.status = ${sqlText('closed')}`);
 
 /** A filing as submit_dispute received it, from an authenticated partner's key, with its idempotency key if any. */
 export interface FilingRequest {
@@ -77,7 +80,7 @@ export class DisputesRepository {
 
   async close(tx: Transaction, id: string, decision: { type: DecisionType; finalVerdict: string; reasonText: string; decidedBy: string }): Promise<void> {
     await this.sql.rows(
-      sql`UPDATE disputes SET status = 'closed', decision_type = ${decision.type}, partner_final_verdict = ${decision.finalVerdict},
+      sql`UPDATE disputes SET status = ${raw(sqlText('closed'))}, decision_type = ${decision.type}, partner_final_verdict = ${decision.finalVerdict},
         decision_reason = ${decision.reasonText}, decided_at = now(), decided_by = ${decision.decidedBy}
       WHERE id = ${id}`,
       tx,
@@ -96,10 +99,10 @@ export class DisputesRepository {
   async queuePage(from: boolean, to: boolean, after: QueuePlace, limit: number): Promise<{ disputes: AdminDispute[]; hasMore: boolean }> {
     const rows = await this.sql.readRows(
       boundedPage<AdminDispute>(
-        sql`SELECT d.status = 'closed' AS closed, d.id, ${ADMIN_DISPUTE} AS item
+        sql`SELECT ${IS_CLOSED} AS closed, d.id, ${ADMIN_DISPUTE} AS item
         FROM disputes d JOIN markets m ON m.id = d.market_id
-        WHERE (d.status = 'closed') BETWEEN ${from} AND ${to} AND (d.status = 'closed', d.id) > (${after.closed}, ${after.id})
-        ORDER BY d.status = 'closed', d.id LIMIT ${limit + 1}`,
+        WHERE (${IS_CLOSED}) BETWEEN ${from} AND ${to} AND (${IS_CLOSED}, d.id) > (${after.closed}, ${after.id})
+        ORDER BY ${IS_CLOSED}, d.id LIMIT ${limit + 1}`,
         'closed, id',
       ),
     );

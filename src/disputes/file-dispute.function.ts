@@ -1,3 +1,5 @@
+import { sqlText } from '../markets/market-state';
+
 /** The first key of the advisory locks of filings by idempotency key (the second: the key's hash). */
 const IDEMPOTENCY_LOCK_CLASS = 7104;
 
@@ -45,19 +47,19 @@ export const FILE_DISPUTE_FUNCTION = `
     -- A statement of its own, after the lock: it sees a dispute committed while this waited.
     ELSIF EXISTS (SELECT 1 FROM disputes d WHERE d.market_id = market.id) THEN
       answer := 'already_disputed';
-    ELSIF market.status <> 'resolved' THEN
+    ELSIF market.status <> ${sqlText('resolved')} THEN
       answer := 'not_resolved';
     ELSE
       -- One dispute per market is the unique constraint's rule: a row it refuses (one written
       -- without this lock) is the same answer as the check above.
       INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
-      VALUES (market.id, 'open', p_submitter_id, p_submitter_name, p_submitter_selection, p_reason_text, p_submitted_at)
+      VALUES (market.id, ${sqlText('open')}, p_submitter_id, p_submitter_name, p_submitter_selection, p_reason_text, p_submitted_at)
       ON CONFLICT ON CONSTRAINT uq_disputes_market_id DO NOTHING
       RETURNING id INTO filed_id;
       IF filed_id IS NULL THEN
         answer := 'already_disputed';
       ELSE
-        UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = market.id;
+        UPDATE markets SET status = ${sqlText('disputed')}, updated_at = now() WHERE id = market.id;
         PERFORM append_market_event('dispute.filed', market.id);
         answer := 'filed';
       END IF;

@@ -1,8 +1,6 @@
 /**
- * The public settlement record (spec §2 market_item), declared once: the handlers' type and,
- * through the swagger CLI plugin (nest-cli.json), the OpenAPI schema with the comments'
- * `@example` tags. MARKET_ITEM_JSON (market-item.ts) builds it in SQL; test/openapi.e2e-spec
- * holds that SQL to this declaration.
+ * The public settlement record (spec §2 market_item), declared once: the handlers' type and, through the swagger
+ * CLI plugin, the OpenAPI schema. MARKET_ITEM_JSON (market-item.ts) builds it in SQL; test/openapi.e2e-spec holds the two together.
  */
 import { ApiProperty } from '@nestjs/swagger';
 import { Int64, NextCursor, OneOf, Timestamp } from '../openapi/responses.schema';

@@ -1,4 +1,5 @@
 import { rfc3339 } from '../database/sql-fragments';
+import { sqlText } from './market-state';
 
 /** dispute_item members for the dispute aliased `d`; the admin view adds `decided_by` to the decision, and more members around them. */
 export function disputeItemMembers(options: { decidedBy: boolean }): string {
@@ -7,7 +8,7 @@ export function disputeItemMembers(options: { decidedBy: boolean }): string {
         'submitter_selection', d.submitter_selection,
         'reason_text', d.reason_text,
         'submitted_at', ${rfc3339('d.submitted_at')},
-        'decision', CASE WHEN d.status = 'closed' THEN json_build_object(
+        'decision', CASE WHEN d.status = ${sqlText('closed')} THEN json_build_object(
           'type', d.decision_type,
           'partner_final_verdict', d.partner_final_verdict,
           'reason_text', d.decision_reason,

@@ -1,8 +1,8 @@
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 
 // The values of the public record's enumerated fields, each declared once: the types, the
-// OpenAPI enums (through the types), the DTOs' @IsIn and the SQL follow these lists. The
-// disputes' are here too, since the market's record carries its disputes.
+// OpenAPI enums (through the types), the DTOs' @IsIn and the SQL (sqlText) follow these lists.
+// The disputes' are here too, since the market's record carries its disputes.
 export const MARKET_STATUSES = ['monitoring', 'resolved', 'disputed', 'closed'] as const;
 export type MarketStatus = (typeof MARKET_STATUSES)[number];
 
@@ -17,6 +17,9 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 
 export const DECISION_TYPES = ['keep', 'override'] as const;
 export type DecisionType = (typeof DECISION_TYPES)[number];
+
+/** A declared status or decision type as an SQL literal: the compiler holds every value the SQL names to the lists above. */
+export const sqlText = (value: MarketStatus | DisputeStatus | DecisionType): string => `'${value}'`;
 
 /** monitoring → resolved: only a market still being monitored can receive its verdict. */
 export function assertResolvable(status: MarketStatus): void {

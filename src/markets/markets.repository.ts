@@ -7,7 +7,7 @@ import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { likeContaining } from '../database/sql-fragments';
 import { MARKET_ITEM_JSON } from './market-item';
 import type { MarketItem } from './market-item.schema';
-import type { Chain, Confidence, MarketStatus } from './market-state';
+import { type Chain, type Confidence, type MarketStatus, sqlText } from './market-state';
 import type { PublicMarketQuery } from './public-market-query';
 
 const MARKET_ITEM = raw(MARKET_ITEM_JSON);
@@ -108,7 +108,7 @@ export class MarketsRepository {
   async insert(tx: Transaction, market: { source: string; slug: string; slugSkeleton: string }): Promise<string> {
     try {
       const [{ id }] = await this.sql.rows(
-        sql<{ id: string }>`INSERT INTO markets (source, slug, slug_skeleton, status) VALUES (${market.source}, ${market.slug}, ${market.slugSkeleton}, 'monitoring') RETURNING id`,
+        sql<{ id: string }>`INSERT INTO markets (source, slug, slug_skeleton, status) VALUES (${market.source}, ${market.slug}, ${market.slugSkeleton}, ${raw(sqlText('monitoring'))}) RETURNING id`,
         tx,
       );
       return id;
@@ -123,7 +123,7 @@ export class MarketsRepository {
   /** Market `id` resolved with `resolution`, its proofs in their order. */
   async resolve(tx: Transaction, id: string, resolution: Resolution): Promise<void> {
     await this.sql.rows(
-      sql`UPDATE markets SET status = 'resolved', verdict = ${resolution.verdict}, confidence = ${resolution.confidence},
+      sql`UPDATE markets SET status = ${raw(sqlText('resolved'))}, verdict = ${resolution.verdict}, confidence = ${resolution.confidence},
         reasoning = ${resolution.reasoning}, resolved_at = ${resolution.resolvedAt}, updated_at = now()
       WHERE id = ${id}`,
       tx,
@@ -138,6 +138,6 @@ export class MarketsRepository {
   }
 
   async close(tx: Transaction, id: string): Promise<void> {
-    await this.sql.rows(sql`UPDATE markets SET status = 'closed', updated_at = now() WHERE id = ${id}`, tx);
+    await this.sql.rows(sql`UPDATE markets SET status = ${raw(sqlText('closed'))}, updated_at = now() WHERE id = ${id}`, tx);
   }
 }
