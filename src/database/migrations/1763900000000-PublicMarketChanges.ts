@@ -1,11 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Every change to what get_public_market returns is announced on the `market_changed`
- * channel, with the (source, slug) it touches and the transaction's id, when it commits. Instances evict
- * their cached public records on it (markets/public-market-cache.ts). Triggers, not
- * application code, so no write path (admin API, ingestion, a fix by hand in psql) can
- * forget to announce. PostgreSQL folds identical payloads of one transaction into one.
+ * Every change to what get_public_market returns is announced on `market_changed` at commit, by
+ * triggers so that no write path can forget (the change log replaced them: migration ChangeLog).
  */
 export class PublicMarketChanges1763900000000 implements MigrationInterface {
   name = 'PublicMarketChanges1763900000000';

@@ -1,14 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * One account per reviewer name, and none named like the master key's actor ("master"):
- * decisions (`decided_by`) and the audit trail record who acted by name, and two accounts of one
- * name made that ambiguous. Names stay taken once revoked, for the same reason. Where names were
- * shared, the account in use keeps it (the newest not revoked, else the newest) and the others
- * become "<name> #<id>"; what they decided before keeps the name it was recorded under. Should
- * such a name already exist, the constraint fails and the migration rolls back whole: the
- * service does not start until an operator renames one. down() drops the constraint only: the
- * renames are not undone.
+ * One account per reviewer name, none "master", revoked ones included: decisions and the audit trail
+ * name who acted. Clashing accounts but the one in use become "<name> #<id>"; down() keeps the renames.
  */
 export class UniqueReviewerNames1764100000000 implements MigrationInterface {
   name = 'UniqueReviewerNames1764100000000';

@@ -1,13 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reviewer names are unique whatever their letter case, and none is "master" in any case: the
- * back office shows `decided_by` and the audit trail's actor by name, and "Alice" beside "alice"
- * (or "Master" beside the master key's "master") read as one person. As in
- * UniqueReviewerNames1764100000000, where names now clash the account in use keeps its name (the
- * newest not revoked, else the newest) and the others become "<name> #<id>"; should such a name
- * exist too, the index fails and the migration rolls back whole. down() restores the
- * case-sensitive constraint; the renames are not undone.
+ * Reviewer names unique whatever their letter case ("Alice" and "alice" read as one person), none
+ * "master" in any case; clashes renamed as in UniqueReviewerNames. down() keeps the renames.
  */
 export class ReviewerNamesIgnoreCase1764300000000 implements MigrationInterface {
   name = 'ReviewerNamesIgnoreCase1764300000000';

@@ -1,15 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A filing holds the partner key it was authenticated with until it commits: file_dispute with
- * the key's id checks that the key is still valid, locking its row FOR SHARE. A revocation locks
- * that row FOR UPDATE, so it waits for the filings in progress with the key, and a filing that
- * waited for a revocation finds the key revoked ('key_revoked': 4011). Once a revocation has
- * answered, no filing with the key commits after it. (Before, a filing authenticated before the
- * revocation could commit after it: the guard's lookup and the write were two steps.)
- *
- * The rule itself stays in file_dispute of seven arguments (migration FileDisputeFunction),
- * which instances of the previous release still call during a rolling deploy.
+ * A filing holds its partner key until it commits, so none commits after the key's revocation has
+ * answered ('key_revoked': 4011); the seven-argument file_dispute stays for a rolling deploy.
  */
 export class FilingHoldsItsKey1764400000000 implements MigrationInterface {
   name = 'FilingHoldsItsKey1764400000000';

@@ -1,21 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A write made with a credential (a filing with its partner key, an admin write with its
- * account) holds that credential until it commits, and a revocation waits for those holds
- * (migration FilingHoldsItsKey). The holds were the credential's row locked FOR SHARE, which
- * PostgreSQL grants at once beside other sharers even while a revocation's FOR UPDATE waits: a
- * key in constant use could keep its revocation waiting until lock_timeout (5030), again and
- * again, and each hold blocked the key's last_used_at update.
- *
- * The holds are now transaction-level advisory locks, one per credential: shared by the writes
- * made with it, taken exclusively by its revocation. PostgreSQL's lock manager queues a shared
- * request behind an exclusive one that waits, so a revocation waits only for the writes already
- * in progress. Whether the credential is still valid is read after the hold is granted, by a
- * statement of its own: it sees a revocation that committed while the hold waited.
- *
- * The guarantee holds once every instance runs this release: an instance of an earlier one
- * (which files through the seven-argument file_dispute, holding nothing) does not wait.
+ * Credential holds become advisory locks, shared by the writes made with a credential and taken
+ * exclusively by its revocation: a FOR SHARE row lock let a key in constant use starve its revocation.
  */
 export class FairCredentialHolds1764500000000 implements MigrationInterface {
   name = 'FairCredentialHolds1764500000000';

@@ -4,11 +4,8 @@ import { FileDisputeFunction1764000000000 } from './1764000000000-FileDisputeFun
 import { fileDisputeHolding } from './1764500000000-FairCredentialHolds';
 
 /**
- * The change log (docs/architecture.md): every change partners can see is an event, written in
- * the transaction of the change; `sequence` is given once the writing transaction and every
- * older one have ended (change_log_poll), so that no reader skips an event. Idempotency keys of
- * filings. What the announcements by NOTIFY left (triggers, the two file_dispute overloads
- * before the current one) goes: the functions live in src/database/functions.ts.
+ * The change log (docs/architecture.md) and filings' idempotency keys. NOTIFY's triggers and the older
+ * file_dispute overloads go; the current functions are applied after the migrations (src/schema.ts).
  */
 export class ChangeLog1764800000000 implements MigrationInterface {
   name = 'ChangeLog1764800000000';
