@@ -5,8 +5,8 @@ import { DataSource } from 'typeorm';
 import { databaseConfig } from './config/configuration';
 import { StartupError, startupNotice } from './config/startup-error';
 import { migrationOptions } from './database/data-source-options';
-import { revertLastMigrationExclusively, runMigrationsExclusively } from './database/run-migrations';
-import { grantRuntimeRole, roleOf } from './database/runtime-grants';
+import { applySchema, revertLastMigrationExclusively } from './database/run-migrations';
+import { roleOf } from './database/runtime-grants';
 import { SCHEMA } from './schema';
 
 const USAGE = 'usage: node dist/migrate.js run | revert | show (DATABASE_URL, or DATABASE_DIRECT_URL, names the database)';
@@ -19,13 +19,11 @@ async function migrate(command: string | undefined): Promise<string> {
   const dataSource = await new DataSource(migrationOptions(url, database.connectTimeoutMs)).initialize();
   try {
     if (command === 'run') {
-      const applied = await runMigrationsExclusively(dataSource, SCHEMA.functions);
-      for (const library of SCHEMA.libraries) await library.install(url, database.connectTimeoutMs);
-      const schemas = SCHEMA.libraries.map((library) => library.schema);
-      const granted = database.url && (await grantRuntimeRole(dataSource, roleOf(database.url), schemas));
+      const runtimeRole = database.url ? roleOf(database.url) : undefined;
+      const { applied, granted } = await applySchema(dataSource, SCHEMA, { url, connectTimeoutMs: database.connectTimeoutMs, runtimeRole });
       return [
         applied.length > 0 ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date',
-        ...(granted ? [`granted ${roleOf(database.url!)} what the service needs`] : []),
+        ...(granted ? [`granted ${runtimeRole} what the service needs`] : []),
       ].join('\n');
     }
     if (command === 'revert') {

@@ -1,6 +1,6 @@
 import { CREDENTIAL_HOLD_FUNCTIONS } from './auth/credential-holds.functions';
 import { APPEND_MARKET_EVENT_FUNCTION, CHANGE_LOG_POLL_FUNCTION } from './changes/change-log.functions';
-import type { DatabaseSchema } from './database/database.module';
+import type { DatabaseSchema } from './database/run-migrations';
 import { FILE_DISPUTE_FUNCTION } from './disputes/file-dispute.function';
 import { MARKET_ITEM_FUNCTION } from './markets/market-item';
 import { installDeliveryQueue, QUEUE_SCHEMA } from './webhooks/delivery-queue';

@@ -9,8 +9,8 @@ import { migrationOptions, sessionDefaults } from './data-source-options';
 import { DATABASE_POOL, openPool } from './database-pool';
 import { EmbeddedDatabase } from './embedded-database';
 import { ReadReplicas } from './read-replicas';
-import { runMigrationsExclusively } from './run-migrations';
-import { grantRuntimeRole, roleOf } from './runtime-grants';
+import { applySchema, type DatabaseSchema } from './run-migrations';
+import { roleOf } from './runtime-grants';
 import { Sql } from './sql';
 
 export const DATABASE_LOCATION = Symbol('DATABASE_LOCATION');
@@ -39,12 +39,9 @@ async function setSessionDefaults(url: string, connectTimeoutMs: number, stateme
 async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, schema: DatabaseSchema): Promise<void> {
   const dataSource = await connectWithRetries(url, () => new DataSource(migrationOptions(url, connectTimeoutMs)).initialize(), startupNotice);
   try {
-    const applied = await runMigrationsExclusively(dataSource, schema.functions);
+    const { applied, granted } = await applySchema(dataSource, schema, { url, connectTimeoutMs, runtimeRole });
     if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
-    for (const library of schema.libraries) await library.install(url, connectTimeoutMs);
-    if (await grantRuntimeRole(dataSource, runtimeRole, schema.libraries.map((library) => library.schema))) {
-      logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
-    }
+    if (granted) logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
   } finally {
     await dataSource.destroy();
   }
@@ -88,18 +85,6 @@ async function migrate(url: string, connectTimeoutMs: number, runtimeRole: strin
   exports: [DATABASE_LOCATION],
 })
 class DatabaseLocationModule {}
-
-/** A schema a library installs and upgrades itself (pg-boss's), after the migrations, as their role. */
-export interface LibrarySchema {
-  schema: string;
-  install(url: string, connectTimeoutMs: number): Promise<void>;
-}
-
-/** What the schema holds beyond the migrations: the SQL functions' current definitions, the libraries' schemas (src/schema.ts). */
-export interface DatabaseSchema {
-  functions: readonly string[];
-  libraries: readonly LibrarySchema[];
-}
 
 const DATABASE_SCHEMA = Symbol('DATABASE_SCHEMA');
 

@@ -1,5 +1,18 @@
 import type { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { grantRuntimeRole } from './runtime-grants';
+
+/** A schema a library installs and upgrades itself (pg-boss's), after the migrations, as their role. */
+export interface LibrarySchema {
+  schema: string;
+  install(url: string, connectTimeoutMs: number): Promise<void>;
+}
+
+/** What the schema holds beyond the migrations: the SQL functions' current definitions, the libraries' schemas (src/schema.ts). */
+export interface DatabaseSchema {
+  functions: readonly string[];
+  libraries: readonly LibrarySchema[];
+}
 
 // An arbitrary constant shared by every instance: "settlement-oracle migrations".
 const MIGRATION_LOCK_KEY = 7_236_418_905;
@@ -15,6 +28,19 @@ export async function runMigrationsExclusively(dataSource: DataSource, functions
     });
     return applied.map((migration) => migration.name);
   });
+}
+
+/** What a start and `migrate.js run` apply: the migrations and functions, the libraries' schemas, then `runtimeRole`'s grants (whether any were given). */
+export async function applySchema(
+  dataSource: DataSource,
+  schema: DatabaseSchema,
+  connection: { url: string; connectTimeoutMs: number; runtimeRole?: string },
+): Promise<{ applied: string[]; granted: boolean }> {
+  const applied = await runMigrationsExclusively(dataSource, schema.functions);
+  for (const library of schema.libraries) await library.install(connection.url, connection.connectTimeoutMs);
+  const schemas = schema.libraries.map((library) => library.schema);
+  const granted = connection.runtimeRole !== undefined && (await grantRuntimeRole(dataSource, connection.runtimeRole, schemas));
+  return { applied, granted };
 }
 
 export function revertLastMigrationExclusively(dataSource: DataSource): Promise<void> {
