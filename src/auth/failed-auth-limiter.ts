@@ -5,8 +5,8 @@ import { clientOf } from '../common/client-address';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { rateLimitConfig, type RateLimitConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
+import { RATE_LIMIT_WINDOW_MS } from '../rate-limits/rate-limits';
 
-const WINDOW_MS = 60_000;
 const MAX_BLOCKED_ADDRESSES = 100_000;
 
 // Past RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, a client IP gets 4290 before any lookup: a guessed key is neither a
@@ -41,7 +41,7 @@ export class FailedAuthLimiter {
   /** The failure that reaches the limit already refuses the address: the store's own block starts only past it. */
   async recordFailure(req: Request): Promise<void> {
     const address = clientOf(req);
-    const record = await this.storage.increment(`ip:${address}`, WINDOW_MS, this.limit, WINDOW_MS, 'auth-failures');
+    const record = await this.storage.increment(`ip:${address}`, RATE_LIMIT_WINDOW_MS, this.limit, RATE_LIMIT_WINDOW_MS, 'auth-failures');
     if (record.totalHits < this.limit) return;
     if (this.blockedUntil.size >= MAX_BLOCKED_ADDRESSES) this.blockedUntil.delete(this.blockedUntil.keys().next().value!);
     const seconds = record.isBlocked ? record.timeToBlockExpire : record.timeToExpire;

@@ -6,6 +6,7 @@ import { routeMetadata } from '../common/route-metadata';
 import type { RateLimitConfig } from '../config/configuration';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
 import { MetricsService } from '../observability/metrics.service';
+import { throttledWarning } from '../observability/throttled-warning';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 export type RateLimitKind = 'public' | 'dispute' | 'changes' | 'admin';
@@ -32,18 +33,12 @@ function exempt(context: ExecutionContext): boolean {
   return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);
 }
 
-const STORE_FAILURE_LOG_INTERVAL_MS = 60_000;
-
 /** A Redis failure: counted every time, logged at most once a minute. */
 function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
-  const logger = new Logger('RateLimits');
-  let lastLogged = 0;
+  const warn = throttledWarning(new Logger('RateLimits'));
   return (error) => {
     metrics.rateLimitStoreErrors.inc();
-    const now = Date.now();
-    if (now - lastLogged < STORE_FAILURE_LOG_INTERVAL_MS) return;
-    lastLogged = now;
-    logger.warn(`the rate-limit store (Redis) failed: ${error.message}; counting in this instance's memory meanwhile (logged at most once a minute)`);
+    warn(`the rate-limit store (Redis) failed: ${error.message}; counting in this instance's memory meanwhile`);
   };
 }
 
