@@ -1,3 +1,5 @@
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
+
 // A write holds its credential until it commits (docs/architecture.md): hold_<kind> shares the lock, revoking_<kind> takes it exclusively.
 // VOLATILE, so the check sees a revocation committed while the lock waited. An id past 2^31 - 1 shares a lock with a smaller one.
 function credentialHold(kind: string, table: string, lockClass: number): string[] {
@@ -12,5 +14,8 @@ function credentialHold(kind: string, table: string, lockClass: number): string[
   ];
 }
 
-/** Partner keys (lock class 7101: filings) and reviewer accounts (7102: admin writes). */
-export const CREDENTIAL_HOLD_FUNCTIONS = [...credentialHold('partner_key', 'api_keys', 7101), ...credentialHold('reviewer', 'reviewers', 7102)];
+/** Partner keys (held by filings) and reviewer accounts (held by admin writes). */
+export const CREDENTIAL_HOLD_FUNCTIONS = [
+  ...credentialHold('partner_key', 'api_keys', ADVISORY_LOCKS.partnerKeyClass),
+  ...credentialHold('reviewer', 'reviewers', ADVISORY_LOCKS.reviewerClass),
+];

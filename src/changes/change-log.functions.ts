@@ -1,5 +1,4 @@
-/** The advisory lock (class, key) one sequencer holds at a time: "settlement-oracle change log". */
-const SEQUENCER_LOCK = '7103, 1';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 
 /** Events sequenced by one poll at most: the rest by the next ones. */
 const SEQUENCE_BATCH = 10_000;
@@ -20,7 +19,7 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
 export const CHANGE_LOG_POLL_FUNCTION = `
   CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
   BEGIN
-    IF pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) THEN
+    IF pg_try_advisory_xact_lock(${ADVISORY_LOCKS.changeLogSequencer}) THEN
       WITH pending AS (
         SELECT e.id, row_number() OVER (ORDER BY e.id) AS n FROM market_events e
         WHERE e.sequence IS NULL AND e.txid < pg_snapshot_xmin(pg_current_snapshot())

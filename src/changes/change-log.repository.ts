@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { raw, Sql, sql, type Transaction } from '../database/sql';
 import { rfc3339 } from '../database/sql-fragments';
 import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
@@ -71,7 +72,7 @@ export class ChangeLogRepository {
       WITH expired AS (
         DELETE FROM market_events WHERE id IN (
           SELECT id FROM market_events
-          WHERE occurred_at < now() - make_interval(days => ${days}) AND sequence IS NOT NULL AND pg_try_advisory_xact_lock(7103, 2)
+          WHERE occurred_at < now() - make_interval(days => ${days}) AND sequence IS NOT NULL AND pg_try_advisory_xact_lock(${raw(ADVISORY_LOCKS.changeLogPruning)})
           ORDER BY sequence LIMIT ${batch})
         RETURNING sequence
       ), moved AS (

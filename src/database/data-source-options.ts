@@ -15,6 +15,7 @@ import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
 import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
+import { ADVISORY_LOCKS } from './advisory-locks';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
 // and Jest's ESM mode (where __dirname does not exist).
@@ -87,8 +88,7 @@ export function sessionDefaults(statementTimeoutMs: number): string {
     `EXECUTE format('ALTER ROLE %I IN DATABASE %I SET ${name} = %L', current_user, current_database(), '${ms}ms');`,
     `SET ${name} = '${ms}ms';`,
   ]);
-  // Instances starting at once would both insert the role's first settings row (a unique violation).
-  return `DO $$ BEGIN PERFORM pg_advisory_xact_lock(7103, 3); ${statements.join(' ')} END $$`;
+  return `DO $$ BEGIN PERFORM pg_advisory_xact_lock(${ADVISORY_LOCKS.sessionDefaults}); ${statements.join(' ')} END $$`;
 }
 
 /** Migrations take as long as they take (an index on a large table): minutes, not the API's seconds. */

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ADVISORY_LOCKS } from './advisory-locks';
 import { grantRuntimeRole } from './runtime-grants';
 
 /** A schema a library installs and upgrades itself (pg-boss's), after the migrations, as their role. */
@@ -14,8 +15,7 @@ export interface DatabaseSchema {
   libraries: readonly LibrarySchema[];
 }
 
-// An arbitrary constant shared by every instance: "settlement-oracle migrations".
-const MIGRATION_LOCK_KEY = 7_236_418_905;
+const MIGRATION_LOCK_KEY = ADVISORY_LOCKS.migrations;
 const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 

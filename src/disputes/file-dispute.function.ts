@@ -1,7 +1,5 @@
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { sqlText } from '../markets/market-state';
-
-/** The first key of the advisory locks of filings by idempotency key (the second: the key's hash). */
-const IDEMPOTENCY_LOCK_CLASS = 7104;
 
 // submit_dispute in one round trip: hold the partner key (revoked: 4011), take or replay the idempotency key, then contract §2 steps 3–6 in order on the locked market.
 // It answers an explicit outcome, remembered under the key, which the service only maps to a code.
@@ -23,7 +21,7 @@ export const FILE_DISPUTE_FUNCTION = `
       RETURN;
     END IF;
     IF p_idempotency_key IS NOT NULL THEN
-      IF NOT pg_try_advisory_xact_lock(${IDEMPOTENCY_LOCK_CLASS}, hashtext(p_partner_source || E'\\n' || p_idempotency_key)) THEN
+      IF NOT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.idempotencyKeyClass}, hashtext(p_partner_source || E'\\n' || p_idempotency_key)) THEN
         RETURN QUERY SELECT 'key_in_progress', NULL::bigint, NULL::text, NULL::text, false;
         RETURN;
       END IF;
