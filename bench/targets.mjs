@@ -51,7 +51,7 @@ export function evaluateTargets(run) {
   const baselineCold = readRow(run, 'baseline', 'cold');
   const serviceCold = readRow(run, 'service', 'cold');
   // What the framework alone leaves of N (its no-op layers of the service's shape), and what the layers' work leaves of that.
-  const frameworkAlone = shapeHot && nestHot
+  const frameworkAlone = serviceHot && shapeHot && nestHot
     ? `; the framework alone (N with the service's shape of no-op layers) ${ratioText(shapeHot.reqPerSec / nestHot.reqPerSec)} N ` +
       `(+${shapeHot.cpuUsPerReq - nestHot.cpuUsPerReq} µs), the layers' work ${ratioText(serviceHot.reqPerSec / shapeHot.reqPerSec)} of that ` +
       `(+${serviceHot.cpuUsPerReq - shapeHot.cpuUsPerReq} µs)${failures(shapeHot)}`

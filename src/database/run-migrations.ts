@@ -15,7 +15,6 @@ export interface DatabaseSchema {
   libraries: readonly LibrarySchema[];
 }
 
-const MIGRATION_LOCK_KEY = ADVISORY_LOCKS.migrations;
 const LOCK_POLL_MS = 200;
 const LOCK_WAIT_LIMIT_MS = 5 * 60_000;
 
@@ -53,7 +52,7 @@ async function exclusively<T>(dataSource: DataSource, work: () => Promise<T>): P
   try {
     const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;
     for (;;) {
-      const [{ locked }] = await lockHolder.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY]);
+      const [{ locked }] = await lockHolder.query('SELECT pg_try_advisory_lock($1) AS locked', [ADVISORY_LOCKS.migrations]);
       if (locked) break;
       if (Date.now() > deadline) throw new Error('timed out waiting for another instance to finish migrations');
       await sleep(LOCK_POLL_MS);
@@ -61,7 +60,7 @@ async function exclusively<T>(dataSource: DataSource, work: () => Promise<T>): P
     try {
       return await work();
     } finally {
-      await lockHolder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      await lockHolder.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]);
     }
   } finally {
     await lockHolder.release();
