@@ -25,7 +25,7 @@ import { SCHEMA } from './schema';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 // Pipeline: Observability and Edge middleware, AuthGuard, the envelope interceptor, the body on POST routes
-// (JsonBodyInterceptor: read only once the guard lets the request in), the validation pipe, the handler, the filter.
+// (@JsonBody(): read only once the guard lets the request in), the validation pipe, the handler, the filter.
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),

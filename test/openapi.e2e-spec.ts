@@ -113,6 +113,17 @@ describe('the OpenAPI document', () => {
     expect(disagreements).toEqual([]);
   });
 
+  it('reads the body of every POST operation it lists (@JsonBody): a malformed one is answered 4001', async () => {
+    const posts = Object.entries<Json>(document.paths).filter(([, methods]) => 'post' in methods).map(([route]) => route);
+    expect(posts.length).toBeGreaterThanOrEqual(10);
+    for (const route of posts) {
+      const target = route.replace('{source}', 'openapi').replace(/\{[^}]+\}/g, '1');
+      const call = t.http.post(target).set('content-type', 'application/json').set('authorization', `Bearer ${MASTER}`);
+      const { body } = await call.set('x-api-key', partnerKey).send('{"a":');
+      expect([route, body.code]).toEqual([route, 4001]);
+    }
+  });
+
   it('answers no request it calls valid with 4000 (nor 5000): requests generated from its own schemas', async () => {
     const operations = Object.entries<Json>(document.paths).flatMap(([route, methods]) =>
       Object.entries<Json>(methods).map(([method, operation]) => ({ route, method, operation })),

@@ -14,6 +14,7 @@ import { PartnerKeysService } from './partner-keys.service';
 import { ApiSourceParam } from './partner-source';
 import { PARTNER_LISTED_KEYS, CreatedPartner, IssuedKey, PartnerKeyPage, PartnerList, RevokedKey } from './partners.schema';
 import { type AdminActor, ReviewersService } from './reviewers.service';
+import { JsonBody } from '../edge/json-body.interceptor';
 
 /** The admin API's accounts: who is signed in, reviewer accounts, partners and their keys (contract §4). */
 @ApiTags('admin')
@@ -34,6 +35,7 @@ export class AccountsController {
   }
 
   @Post('reviewers')
+  @JsonBody()
   @HttpCode(200)
   @Admin('admin')
   @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
@@ -58,6 +60,7 @@ export class AccountsController {
   }
 
   @Post('partners')
+  @JsonBody()
   @HttpCode(200)
   @Admin('admin')
   @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
@@ -83,6 +86,7 @@ export class AccountsController {
   }
 
   @Post('partners/:source/keys')
+  @JsonBody()
   @ApiSourceParam()
   @HttpCode(200)
   @Admin('admin')

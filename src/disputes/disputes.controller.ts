@@ -11,6 +11,7 @@ import { DisputesService } from './disputes.service';
 import { SubmitDisputeDto } from './submit-dispute.dto';
 import { RateLimit } from '../rate-limits/rate-limits';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { JsonBody } from '../edge/json-body.interceptor';
 
 @ApiTags('partner')
 @RateLimit('dispute')
@@ -20,6 +21,7 @@ export class DisputesController {
 
   /** submit_dispute (spec §4.2). */
   @Post('submit')
+  @JsonBody()
   @HttpCode(200)
   @PartnerKey()
   @ApiEnvelope(DisputeSubmitted, 'File a dispute against a resolved market of your source', [

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
 import { json } from 'express';
 import type { Request, Response } from 'express';
 import { isUtf8 } from 'node:buffer';
@@ -74,3 +74,6 @@ async function read(req: ServiceRequest, res: Response): Promise<void> {
   if (error) throw error;
   req.body = bodyOf(req);
 }
+
+/** On every POST handler (its first interceptor): the route reads a JSON body, once its guards let the request in. */
+export const JsonBody = (): MethodDecorator => UseInterceptors(JsonBodyInterceptor);

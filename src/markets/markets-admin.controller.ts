@@ -11,6 +11,7 @@ import { MarketAdmin } from './market-admin';
 import { CreateMarketDto, MarketListQueryDto, ResolveMarketDto } from './market-admin.dto';
 import { MarketItem, MarketList } from './market-item.schema';
 import { MarketsService } from './markets.service';
+import { JsonBody } from '../edge/json-body.interceptor';
 
 /** The admin API's markets: found, created and resolved (contract §4). */
 @ApiTags('admin')
@@ -37,6 +38,7 @@ export class MarketsAdminController {
   }
 
   @Post('markets')
+  @JsonBody()
   @HttpCode(200)
   @Admin('admin')
   @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
@@ -45,6 +47,7 @@ export class MarketsAdminController {
   }
 
   @Post('markets/:id/resolve')
+  @JsonBody()
   @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
   @Admin('admin')

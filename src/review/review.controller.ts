@@ -15,6 +15,7 @@ import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
 import { DecisionDto, DisputeQueueQueryDto } from './review.dto';
 import { Reviewing } from './reviewing';
+import { JsonBody } from '../edge/json-body.interceptor';
 
 /** Reviewing (contract §4): the dispute queue, decisions, and the audit trail. */
 @ApiTags('admin')
@@ -56,6 +57,7 @@ export class ReviewController {
   }
 
   @Post('disputes/:id/decision')
+  @JsonBody()
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
   @Admin('reviewer')

@@ -11,6 +11,7 @@ import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope } from '../openapi/api-envelope.de
 import * as Schemas from './webhooks.schema';
 import { CreateWebhookDto, RedeliverDto } from './webhooks.dto';
 import { REDELIVER_LIMIT, WebhooksService } from './webhooks.service';
+import { JsonBody } from '../edge/json-body.interceptor';
 
 /** A webhook id in a path: anything that is not one names no webhook (4046). */
 @Injectable()
@@ -37,6 +38,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @JsonBody()
   @HttpCode(200)
   @ApiEnvelope(
     Schemas.CreatedWebhook,
@@ -61,6 +63,7 @@ export class WebhooksController {
   }
 
   @Post(':webhook_id/rotate-secret')
+  @JsonBody()
   @HttpCode(200)
   @ApiWebhookIdParam()
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
@@ -76,6 +79,7 @@ export class WebhooksController {
   }
 
   @Post(':webhook_id/redeliver')
+  @JsonBody()
   @HttpCode(200)
   @ApiWebhookIdParam()
   @ApiEnvelope(
