@@ -236,8 +236,14 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
         const [{ id }] = await t.dataSource.query(
           "SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.source = 'give-up'",
         );
-        // The schedule spans 24 hours: this job's next failure is made its last.
-        await t.dataSource.query("UPDATE pgboss.job SET retry_limit = retry_count + 1 WHERE data->>'delivery_id' = $1", [id]);
+        // The schedule spans 24 hours: this job's next failure is made its last. pg-boss fails a job by deleting and
+        // inserting it again, and an update waiting on that row is lost: it is checked, and made again if need be.
+        const job = "name = 'webhook-deliveries' AND data->>'delivery_id' = $1";
+        await eventually(async () => {
+          await t.dataSource.query(`UPDATE pgboss.job SET retry_limit = retry_count + 1 WHERE ${job} AND retry_limit > retry_count + 1`, [id]);
+          const [{ left }] = await t.dataSource.query(`SELECT retry_limit - retry_count AS left FROM pgboss.job WHERE ${job}`, [id]);
+          expect(left).toBeLessThanOrEqual(1);
+        });
         // A retry 1-2 s away, then the given-up queue's poll (every 5 s): up to ~8 s before any load.
         await eventually(async () => {
           const [{ state }] = await t.dataSource.query('SELECT state FROM webhook_deliveries WHERE id = $1', [id]);
