@@ -170,7 +170,7 @@ describe('public record cache across instances', () => {
     await holder.query('SELECT pg_current_xact_id()');
     try {
       // Answered once its event has waited CHANGES_DEAF_AFTER_MS for its sequence; b may stop trusting its cache before.
-      const filing = submitDispute(a, market.id).then((response) => response);
+      const filing = submitDispute(a, market.id).then((response) => response); // then(): sent now, awaited at the end
       const status = async () => (await a.dataSource.query('SELECT status FROM markets WHERE id = $1', [market.id]))[0].status;
       while ((await status()) !== 'disputed') await sleep(10);
       const committedAt = Date.now();
