@@ -190,13 +190,17 @@ describe('the changes feed', () => {
     expect((await feed(a, acme.apiKey, { after, wait_ms: 300 })).body).toEqual(ok({ changes: [], next_after: after }));
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     const stopping = await startTestAppOn(a.databaseUrl);
-    const held = feed(stopping, acme.apiKey, { after, wait_ms: 20_000 }).then((answer) => answer);
-    await sleep(200);
-    const stopAt = performance.now();
-    (stopping.app.getHttpAdapter() as unknown as { announceStop(): void }).announceStop();
-    expect((await held).body).toEqual(ok({ changes: [], next_after: after }));
-    expect(performance.now() - stopAt).toBeLessThan(500);
-    await stopping.app.close();
+    try {
+      const held = feed(stopping, acme.apiKey, { after, wait_ms: 20_000 }).then((answer) => answer);
+      await sleep(200);
+      const stopAt = performance.now();
+      (stopping.app.getHttpAdapter() as unknown as { announceStop(): void }).announceStop();
+      expect((await held).body).toEqual(ok({ changes: [], next_after: after }));
+      // Far from its 20 s wait; a noisy CI machine once took 712 ms.
+      expect(performance.now() - stopAt).toBeLessThan(5_000);
+    } finally {
+      await stopping.app.close();
+    }
   });
 
   it('bounds the long polls held per key (4290, Retry-After)', async () => {
