@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
 import { skeleton } from '../src/common/confusable-skeleton';
-import { dataSourceOptions } from '../src/database/data-source-options';
-import { createTestDatabase } from './support/test-app';
+import { databaseBefore, type MigrationDatabase } from './support/migration-database';
 
 const MIGRATION = 'ConfusableNames1764600000000';
 const CAFE_NFC = 'caf\u00e9';
@@ -11,18 +9,12 @@ const CAFE_NFD = 'cafe\u0301';
 
 /** Rows written under the schema from before the migration, then the migration run on them. */
 describe('the ConfusableNames migration, on names that read the same', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let dataSource: DataSource;
-  const query = <T = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<T[]> => dataSource.query(sql, parameters);
+  let database: MigrationDatabase;
+  const query = <T = Record<string, unknown>>(sql: string, parameters?: unknown[]): Promise<T[]> => database.query<T>(sql, parameters);
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
-    await dataSource.initialize();
-    await dataSource.runMigrations();
-    // Back to the schema before it (the migrations after it first).
-    while ((await query('SELECT 1 FROM schema_migrations WHERE name = $1', [MIGRATION])).length > 0) await dataSource.undoLastMigration();
+    database = await databaseBefore(MIGRATION);
 
     const reviewers: [string, string, boolean][] = [
       ['paypal', 'paypal', false],
@@ -54,11 +46,10 @@ describe('the ConfusableNames migration, on names that read the same', () => {
     await query(`INSERT INTO markets (source, slug) SELECT 'initech', 'filler-' || n FROM generate_series(1, 1200) AS n`);
     ids.nfc = await market('acme1', CAFE_NFC);
     ids.otherSource = await market('acmel', CAFE_NFC);
-    await dataSource.runMigrations();
+    await database.up();
   });
 
   afterAll(async () => {
-    if (dataSource?.isInitialized) await dataSource.destroy();
     await database?.drop();
   });
 
@@ -115,7 +106,7 @@ describe('the ConfusableNames migration, on names that read the same', () => {
         query('SELECT id, slug, slug_skeleton FROM markets ORDER BY id'),
       ]);
     const before = await snapshot();
-    while ((await query('SELECT 1 FROM schema_migrations WHERE name = $1', [MIGRATION])).length > 0) await dataSource.undoLastMigration();
+    await database.down();
     const columns = await query(`SELECT column_name FROM information_schema.columns WHERE column_name LIKE '%skeleton'`);
     expect(columns).toEqual([]);
     const listener = new pg.Client({ connectionString: database.url });
@@ -124,7 +115,7 @@ describe('the ConfusableNames migration, on names that read the same', () => {
     listener.on('notification', (notification) => announced.push(notification.payload ?? ''));
     await listener.query('LISTEN market_changed');
     try {
-      await dataSource.runMigrations();
+      await database.up();
       await listener.query('SELECT 1'); // any announcement of the commit has arrived before this answer
     } finally {
       await listener.end();

@@ -40,6 +40,16 @@ describe('names that read the same (/admin)', () => {
       expect(n).toBe(1);
     });
 
+    it('4093 for a name that reads as another as written, though not in lowercase (Cyrillic capitals)', async () => {
+      for (const name of ['HOTEL', 'BOB']) expect((await post('/admin/reviewers', { name, role: 'reviewer' })).body.code).toBe(0);
+      // Cyrillic Н, Т and В lowercase to н, т and в, which read as no Latin letter.
+      for (const name of ['\u041dOTEL', 'HO\u0422EL', '\u0412OB']) {
+        expect((await post('/admin/reviewers', { name, role: 'reviewer' })).body).toEqual(taken);
+      }
+      const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM reviewers WHERE name_written_skeleton IN ('HOTEL', 'BOB')`);
+      expect(n).toBe(2);
+    });
+
     it('stores the name in NFC, and tells apart names that read differently', async () => {
       const created = await post('/admin/reviewers', { name: `Zo\u00eb ${CAFE_NFD}`, role: 'reviewer' });
       expect(created.body).toEqual(ok({ id: expect.any(Number), name: `Zo\u00eb ${CAFE_NFC}`, role: 'reviewer', api_key: expect.any(String) }));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
+import type { CaselessNameSkeletons } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, type Page, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
@@ -170,17 +171,17 @@ export class AuthRepository {
   }
 
   /** A new account: 4093 when its name, in any letter case or as read, is another's. */
-  async insertReviewer(tx: Transaction, reviewer: { name: string; nameSkeleton: string; role: AdminRole; key: StoredKey }): Promise<Reviewer> {
+  async insertReviewer(tx: Transaction, reviewer: { name: string; skeletons: CaselessNameSkeletons; role: AdminRole; key: StoredKey }): Promise<Reviewer> {
     try {
       const [inserted] = await this.sql.rows(
-        sql<Reviewer>`INSERT INTO reviewers (name, name_skeleton, role, key_hash, prefix)
-          VALUES (${reviewer.name}, ${reviewer.nameSkeleton}, ${reviewer.role}, ${reviewer.key.hash}, ${reviewer.key.prefix})
+        sql<Reviewer>`INSERT INTO reviewers (name, name_skeleton, name_written_skeleton, role, key_hash, prefix)
+          VALUES (${reviewer.name}, ${reviewer.skeletons.caseless}, ${reviewer.skeletons.written}, ${reviewer.role}, ${reviewer.key.hash}, ${reviewer.key.prefix})
           RETURNING id, name, role, prefix, revoked_at AS "revokedAt"`,
         tx,
       );
       return inserted;
     } catch (error) {
-      if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name')) throw REVIEWER_NAME_TAKEN;
+      if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name_written_skeleton', 'uq_reviewers_name')) throw REVIEWER_NAME_TAKEN;
       throw error;
     }
   }
@@ -200,16 +201,16 @@ export class AuthRepository {
   }
 
   /** Admin `name` re-keyed and unrevoked, or created when there is none; undefined when the name is a reviewer's, not an admin's. */
-  async replaceAdminKey(tx: Transaction, name: string, nameSkeleton: string, key: StoredKey): Promise<string | undefined> {
+  async replaceAdminKey(tx: Transaction, name: string, skeletons: CaselessNameSkeletons, key: StoredKey): Promise<string | undefined> {
     const [replaced] = await this.sql.rows(
       sql<{ id: string }>`UPDATE reviewers SET key_hash = ${key.hash}, prefix = ${key.prefix}, revoked_at = NULL
         WHERE name = ${name} AND role = 'admin' RETURNING id`,
       tx,
     );
-    // No conflict target: names are unique by expression indexes (lower(name), the skeleton).
+    // No conflict target: names are unique by expression indexes (lower(name), the skeletons).
     const [created] = await this.sql.rows(
-      sql<{ id: string }>`INSERT INTO reviewers (name, role, key_hash, prefix, name_skeleton)
-        VALUES (${name}, 'admin', ${key.hash}, ${key.prefix}, ${nameSkeleton}) ON CONFLICT DO NOTHING RETURNING id`,
+      sql<{ id: string }>`INSERT INTO reviewers (name, role, key_hash, prefix, name_skeleton, name_written_skeleton)
+        VALUES (${name}, 'admin', ${key.hash}, ${key.prefix}, ${skeletons.caseless}, ${skeletons.written}) ON CONFLICT DO NOTHING RETURNING id`,
       tx,
     );
     return (replaced ?? created)?.id;

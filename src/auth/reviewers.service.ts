@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
-import { skeletonIgnoringCase, toStored } from '../common/confusable-skeleton';
+import { caselessNameSkeletons, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { authConfig, type AuthConfig } from '../config/configuration';
 import type { Page } from '../database/bounded-page';
@@ -19,7 +19,7 @@ export interface AdminActor {
 }
 
 export const MASTER_ACTOR_NAME = 'master';
-const MASTER_SKELETON = skeletonIgnoringCase(MASTER_ACTOR_NAME);
+const MASTER_SKELETONS = caselessNameSkeletons(MASTER_ACTOR_NAME);
 
 /** Back-office accounts and their keys; the master key from ADMIN_MASTER_KEY. */
 @Injectable()
@@ -42,21 +42,21 @@ export class ReviewersService {
     return (await this.repository.accountByKey(hash)) ?? null;
   }
 
-  // Decisions and the audit trail name who acted: 4093 if another account (revoked too) or the master key has the
-  // same caseless skeleton. `uq_reviewers_name`, on lower(name), is only SQL's floor.
+  // Decisions and the audit trail name who acted: 4093 if another account (revoked too) or the master key has either
+  // of its skeletons. `uq_reviewers_name`, on lower(name), is only SQL's floor.
   async createReviewer(tx: Transaction, given: string, role: AdminRole): Promise<{ reviewer: Reviewer; apiKey: string }> {
     const name = toStored(given);
-    const nameSkeleton = skeletonIgnoringCase(name);
-    if (nameSkeleton === MASTER_SKELETON) throw REVIEWER_NAME_TAKEN;
+    const skeletons = caselessNameSkeletons(name);
+    if (skeletons.caseless === MASTER_SKELETONS.caseless || skeletons.written === MASTER_SKELETONS.written) throw REVIEWER_NAME_TAKEN;
     const key = generateKey('admin');
-    const reviewer = await this.repository.insertReviewer(tx, { name, nameSkeleton, role, key });
+    const reviewer = await this.repository.insertReviewer(tx, { name, skeletons, role, key });
     return { reviewer, apiKey: key.key };
   }
 
   /** A new key for the admin account `name`, created if missing; null when the name is a reviewer's, not an admin's. */
   async replaceAdminKey(tx: Transaction, name: string): Promise<{ id: string; apiKey: string; prefix: string } | null> {
     const key = generateKey('admin');
-    const id = await this.repository.replaceAdminKey(tx, name, skeletonIgnoringCase(name), key);
+    const id = await this.repository.replaceAdminKey(tx, name, caselessNameSkeletons(name), key);
     return id === undefined ? null : { id, apiKey: key.key, prefix: key.prefix };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { skeleton, skeletonIgnoringCase, toStored } from './confusable-skeleton';
+import { caselessNameSkeletons, skeleton, skeletonIgnoringCase, toStored } from './confusable-skeleton';
 
 const CAFE_NFC = 'caf\u00e9';
 const CAFE_NFD = 'cafe\u0301';
@@ -49,6 +49,18 @@ describe('skeletonIgnoringCase', () => {
   it('tells apart names that read differently', () => {
     expect(skeletonIgnoringCase('Zoë')).not.toBe(skeletonIgnoringCase('Zoe'));
     expect(skeletonIgnoringCase('noor')).not.toBe(skeletonIgnoringCase('nour'));
+  });
+});
+
+describe('caselessNameSkeletons', () => {
+  // Neither skeleton alone: Cyrillic М lowercases to м, which reads as no Latin letter, and I reads as l only as written.
+  it('has МIKEY (Cyrillic М) beside MIKEY by the name as written, and Ian beside ian by the caseless one', () => {
+    const [mikey, cyrillicMikey] = [caselessNameSkeletons('MIKEY'), caselessNameSkeletons('\u041cIKEY')];
+    expect(cyrillicMikey.written).toBe(mikey.written);
+    expect(cyrillicMikey.caseless).not.toBe(mikey.caseless);
+    const [ian, capitalIan] = [caselessNameSkeletons('ian'), caselessNameSkeletons('Ian')];
+    expect(capitalIan.caseless).toBe(ian.caseless);
+    expect(capitalIan.written).not.toBe(ian.written);
   });
 });
 

@@ -15,5 +15,15 @@ export function skeletonIgnoringCase(text: string): string {
   return skeleton(text.normalize('NFKC').toLowerCase());
 }
 
+/** A name compared whatever its case (contract §10): taken when either skeleton is another's, since neither alone catches all. */
+export interface CaselessNameSkeletons {
+  /** `MASTER`, `mаster` (Cyrillic а) and `ｍaster` are `master`'s. */
+  caseless: string;
+  /** `МIKEY` (Cyrillic М) is `MIKEY`'s: its lowercase `м` reads as no Latin letter. */
+  written: string;
+}
+
+export const caselessNameSkeletons = (text: string): CaselessNameSkeletons => ({ caseless: skeletonIgnoringCase(text), written: skeleton(text) });
+
 /** How names, sources and slugs are stored: trimmed by the caller, in NFC. */
 export const toStored = (text: string): string => text.normalize('NFC');

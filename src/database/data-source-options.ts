@@ -15,6 +15,7 @@ import { ChangeLog1764800000000 } from './migrations/1764800000000-ChangeLog';
 import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-PartnerKeysNewestFirst';
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
 import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
+import { ReviewerNamesAsWritten1765100000000 } from './migrations/1765100000000-ReviewerNamesAsWritten';
 import { ADVISORY_LOCKS } from './advisory-locks';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   PartnerKeysNewestFirst1764900000000,
   ChangeLogReaders1764950000000,
   Webhooks1765000000000,
+  ReviewerNamesAsWritten1765100000000,
 ];
 
 export interface DatabaseSettings {
