@@ -99,6 +99,13 @@ describe('submit_dispute with an Idempotency-Key', () => {
         error(4000, 'invalid request', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once'),
       );
     }
+    // Two header lines, which Node would hand over joined as one value, "order-7, order-8".
+    const twice = await a.http
+      .post('/oracle/markets/dispute/submit')
+      .set('x-api-key', partner.apiKey)
+      .set('idempotency-key', ['order-7', 'order-8'] as unknown as string) // superagent sends one line per element; its types name strings only
+      .send(body(market.id));
+    expect(twice.body).toEqual(error(4000, 'invalid request', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once'));
     expect(await disputesOf(market.id)).toBe(0);
   });
 

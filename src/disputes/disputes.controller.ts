@@ -52,7 +52,7 @@ export class DisputesController {
     @Req() req: ServiceRequest,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ dispute_id: number }> {
-    const key = idempotencyKeyOf(req.headers['idempotency-key']);
+    const key = idempotencyKeyOf(req.headersDistinct['idempotency-key']);
     const { answer, replayed } = await this.disputes.submitDispute(partner, body, key === undefined ? undefined : { key, requestHash: requestHashOf(req.body) });
     if (replayed) res.setHeader('idempotent-replayed', 'true');
     if (answer instanceof Error) throw answer;

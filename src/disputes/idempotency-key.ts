@@ -4,13 +4,14 @@ import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 /** 1 to 255 printable ASCII characters (contract §8). */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-/** The request's Idempotency-Key header, if sent (4000 if it is not one). */
-export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
+/** The request's Idempotency-Key, if sent (4000 if it is not one). Each header line apart (`headersDistinct`): Node joins repeated ones with a comma. */
+export function idempotencyKeyOf(headerLines: readonly string[] | undefined): string | undefined {
+  if (headerLines === undefined) return undefined;
+  const [key] = headerLines;
+  if (headerLines.length !== 1 || !IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once');
   }
-  return header;
+  return key;
 }
 
 /** SHA-256 of the body as a JSON value: members in any order, numbers as read, are the same request. */
