@@ -191,6 +191,27 @@ describe('public record cache across instances', () => {
     expect(await live(b)).toBe(1);
   });
 
+  it('once a write held back by a long transaction is answered, the other instance no longer serves the record as before', async () => {
+    const holder = new pg.Client({ connectionString: a.databaseUrl });
+    await holder.connect();
+    try {
+      // Rounds: the other instance's polls fall anywhere in the second the write waits.
+      for (let round = 0; round < 3; round++) {
+        const market = await fixtures.market(partner.source);
+        await b.caughtUp();
+        await read(b, market.slug);
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        const filing = await submitDispute(a, market.id);
+        expect(filing.body.code).toBe(0);
+        expect(item(await read(b, market.slug)).status).toBe('disputed');
+        await holder.query('COMMIT');
+      }
+    } finally {
+      await holder.end();
+    }
+  });
+
   /** Within 5 s repeated reads of `slug` on `app` are cache hits again. */
   const servesFromCacheAgain = async (app: TestApp, slug: string) => {
     const deadline = Date.now() + 5000;

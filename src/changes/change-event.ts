@@ -26,5 +26,7 @@ export interface PolledChanges {
   lsn: string;
   /** The first event still waiting for its sequence (its transaction, or an older one, runs), if any. */
   oldest_pending: string | null;
+  /** How long the longest-waiting of them has waited, from its transaction's start (absent from the previous release's function). */
+  pending_for_ms?: number | null;
   events: LoggedChange[];
 }

@@ -15,7 +15,8 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
 
 // One sequencer at a time (an advisory lock, tried, never waited for). An event is sequenced once its txid is below a fresh snapshot's xmin: no running transaction can still commit a smaller one.
 // Sequences commit in one statement with the lock, so no reader sees sequence s before every event up to s; each statement of this VOLATILE function snapshots after the lock.
-// The primary's LSN is returned because read replicas are measured against it.
+// The primary's LSN is returned because read replicas are measured against it; how long events have waited, by the
+// database's clock from their transaction's start, so every instance counts the wait from before the write's commit.
 export const CHANGE_LOG_POLL_FUNCTION = `
   CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
   BEGIN
@@ -36,6 +37,7 @@ export const CHANGE_LOG_POLL_FUNCTION = `
       'head', (SELECT last_sequence FROM change_log_head),
       'lsn', pg_current_wal_lsn()::text,
       'oldest_pending', (SELECT min(id) FROM market_events WHERE sequence IS NULL),
+      'pending_for_ms', (SELECT extract(epoch FROM clock_timestamp() - min(occurred_at)) * 1000 FROM market_events WHERE sequence IS NULL),
       'events', COALESCE((
         SELECT json_agg(json_build_object('sequence', e.sequence, 'source', e.source, 'slug', e.slug, 'lsn', e.sequenced_lsn) ORDER BY e.sequence)
         FROM (SELECT sequence, source, slug, sequenced_lsn FROM market_events WHERE sequence > p_after ORDER BY sequence LIMIT p_limit) e

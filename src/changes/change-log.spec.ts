@@ -6,27 +6,39 @@ import type { PolledChanges } from './change-event';
 import { ChangeLog } from './change-log';
 import type { ChangeLogRepository } from './change-log.repository';
 
-/** A change log whose every poll finds `newEvents()` events after the last. */
-function changeLogReading(newEvents: () => number) {
-  let head = 0;
+/** A change log whose every poll answers `answer()`. */
+function changeLogOver(answer: () => PolledChanges) {
   const polls: number[] = [];
   const repository = {
     poll: async (): Promise<PolledChanges> => {
       polls.push(Date.now());
-      const first = head;
-      head += newEvents();
-      const events = Array.from({ length: head - first }, (_, i) => ({ sequence: String(first + i + 1), source: 's', slug: `m${first + i + 1}`, lsn: '0/0' }));
-      return { head: String(head), lsn: '0/0', oldest_pending: null, events } as PolledChanges;
+      return answer();
     },
     noteRead: async () => undefined,
     forgetReader: async () => undefined,
     deleteExpired: async () => 0,
   } as unknown as ChangeLogRepository;
   const metrics = { measureChangeLog: () => undefined, changeLogPollFailures: { inc: () => undefined } } as unknown as MetricsService;
-  const replicas = { notePrimary: () => undefined, require: () => undefined } as unknown as ReadReplicas;
+  const required = jest.fn<(lsn: string | null) => void>();
+  const replicas = { notePrimary: () => undefined, require: required } as unknown as ReadReplicas;
   const config = { pollIntervalMs: 25, deafAfterMs: 1000, retentionDays: 30 } as ChangesConfig;
-  return { log: new ChangeLog(config, repository, metrics, replicas), polls };
+  return { log: new ChangeLog(config, repository, metrics, replicas), polls, required };
 }
+
+/** A change log whose every poll finds `newEvents()` events after the last. */
+function changeLogReading(newEvents: () => number) {
+  let head = 0;
+  return changeLogOver(() => {
+    const first = head;
+    head += newEvents();
+    const events = Array.from({ length: head - first }, (_, i) => ({ sequence: String(first + i + 1), source: 's', slug: `m${first + i + 1}`, lsn: '0/0' }));
+    return { head: String(head), lsn: '0/0', oldest_pending: null, pending_for_ms: null, events };
+  });
+}
+
+/** A change log whose event 7 has waited `waitedMs` for its sequence at every poll (a long transaction runs). */
+const changeLogHeldBack = (waitedMs: number) =>
+  changeLogOver(() => ({ head: '6', lsn: '0/10', oldest_pending: '7', pending_for_ms: waitedMs, events: [] }));
 
 describe('ChangeLog polling', () => {
   beforeEach(() => {
@@ -56,5 +68,31 @@ describe('ChangeLog polling', () => {
     await log.onApplicationShutdown();
     expect(whileBusy).toBeGreaterThanOrEqual(45);
     expect(polls.length - whileBusy).toBeLessThanOrEqual(11);
+  });
+});
+
+describe('ChangeLog with an event held back from its sequence', () => {
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it("stops trusting its cache once the event has waited CHANGES_DEAF_AFTER_MS by the database's clock, without waiting for a poll", async () => {
+    const { log } = changeLogHeldBack(900);
+    await log.pollSoon();
+    expect(log.live).toBe(true);
+    await jest.advanceTimersByTimeAsync(101);
+    expect(log.live).toBe(false);
+  });
+
+  it("has replicas reach the primary's position once the event has waited half of CHANGES_DEAF_AFTER_MS", async () => {
+    const early = changeLogHeldBack(400);
+    await early.log.pollSoon();
+    expect(early.required).not.toHaveBeenCalled();
+    const late = changeLogHeldBack(500);
+    await late.log.pollSoon();
+    expect(late.required).toHaveBeenCalledWith('0/10');
   });
 });

@@ -6,7 +6,7 @@ import { changesConfig, type ChangesConfig } from '../config/configuration';
 import { ReadReplicas } from '../database/read-replicas';
 import type { Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
-import type { ChangeType, LoggedChange } from './change-event';
+import type { ChangeType, LoggedChange, PolledChanges } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
 
 const POLL_LIMIT = 1_000;
@@ -75,7 +75,8 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** The last poll succeeded within CHANGES_DEAF_AFTER_MS and no event waited longer for its sequence (a long transaction holds the log back); not live, the public record cache is bypassed. */
   get live(): boolean {
-    return this.isLive && performance.now() - this.lastPolledAt <= this.deafAfterMs;
+    const now = performance.now();
+    return this.isLive && now - this.lastPolledAt <= this.deafAfterMs && (this.pending === null || now - this.pending.since <= this.deafAfterMs);
   }
 
   /** The last sequence read of `source`'s events, if remembered. */
@@ -194,7 +195,9 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
         this.cursor ??= polled.head;
         this.replicas.notePrimary(polled.lsn);
         for (const event of polled.events) this.read(event);
-        this.notePending(polled.oldest_pending);
+        this.notePending(polled, started);
+        // Its writer is answered in at most the other half: replica reads must include its commit by then.
+        if (this.pending !== null && started - this.pending.since >= this.deafAfterMs / 2) this.replicas.require(polled.lsn);
         if (polled.events.length < POLL_LIMIT) break;
       }
       if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
@@ -218,10 +221,13 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     for (const listener of this.listeners) listener.changed(event.source, event.slug);
   }
 
-  /** How long the oldest event waiting for its sequence has been seen waiting. */
-  private notePending(oldest: string | null): void {
+  // Counted from the waiting transaction's start, as of this poll's start: never later than a writer's commit, so this
+  // instance bypasses its cache before that writer, waiting CHANGES_DEAF_AFTER_MS from its commit, is answered.
+  private notePending({ oldest_pending: oldest, pending_for_ms: waitedMs }: PolledChanges, pollStarted: number): void {
     if (oldest === null) this.pending = null;
-    else if (this.pending?.id !== oldest) this.pending = { id: oldest, since: performance.now() };
+    else if (typeof waitedMs === 'number') this.pending = { id: oldest, since: pollStarted - waitedMs };
+    // The previous release's change_log_poll (re-applied by one of its instances starting): from the first poll that saw it.
+    else if (this.pending?.id !== oldest) this.pending = { id: oldest, since: pollStarted };
   }
 
   private setLive(live: boolean): void {
