@@ -29,10 +29,13 @@ const UNAVAILABLE_SQLSTATES = new Set([
 // does not connect in time, or one of a full pool that is not given back in time).
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
 
+// pg's error for a statement not answered within query_timeout: the connection still waits for that answer.
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   POOL_WAIT_TIMEOUT,
-  'Query read timeout',
+  QUERY_READ_TIMEOUT,
   'Client has encountered a connection error',
   'Connection is not established',
   'the database system is',
@@ -77,6 +80,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isPoolWaitTimeout(error: unknown): boolean {
   const message = driverErrorOf(error)?.message;
   return typeof message === 'string' && message.includes(POOL_WAIT_TIMEOUT);
+}
+
+/** The client stopped waiting for the server's answer (query_timeout): a statement sent after it would wait behind it. */
+export function isQueryReadTimeout(error: unknown): boolean {
+  const message = driverErrorOf(error)?.message;
+  return typeof message === 'string' && message.includes(QUERY_READ_TIMEOUT);
 }
 
 export function isUniqueViolation(error: unknown, ...constraints: string[]): boolean {

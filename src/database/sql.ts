@@ -3,7 +3,7 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import sqlTag, { empty, join, raw, type Sql as Query } from 'sql-template-tag';
 import { DATABASE_POOL } from './database-pool';
 import { DatabaseActivity } from './database-activity';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isQueryReadTimeout } from './database-errors';
 import { ReadReplicas } from './read-replicas';
 
 export { empty, join, raw };
@@ -77,6 +77,8 @@ export class Sql {
       await this.run(client, 'COMMIT');
       return result;
     } catch (error) {
+      // A hung server: the connection is dropped (the server rolls back), not given a ROLLBACK that would wait as long again.
+      if (isQueryReadTimeout(error)) broken ??= error as Error;
       if (!broken) await this.run(client, 'ROLLBACK').catch((failed: Error) => (broken ??= failed));
       throw error;
     } finally {

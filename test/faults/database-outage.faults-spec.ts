@@ -6,7 +6,7 @@ import type { FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { startOneServer } from './support/one-server';
 import type { HttpResult } from './support/http-client';
 import { disputeBody, marketStates, type SeededMarket } from './support/seed';
-import type { ServerProcess } from './support/server-process';
+import { ADMIN_MASTER_KEY, type ServerProcess } from './support/server-process';
 
 const READERS = 4;
 const READ_PAUSE_MS = 20;
@@ -17,6 +17,8 @@ const OUTAGE_MS = 3_000;
 const MAX_LATENCY_MS = 2_000;
 const FIRST_5030_WITHIN_MS = 2_000;
 const RECOVERY_WITHIN_MS = 5_000;
+/** DB_STATEMENT_TIMEOUT_MS's default, and the client's 500 ms beyond it. */
+const CLIENT_STATEMENT_TIMEOUT_MS = 2_500;
 
 const UNAVAILABLE = { code: 5030, msg: 'service unavailable', detail: 'service unavailable' };
 
@@ -243,6 +245,33 @@ describe('faults: the database stops while requests flow', () => {
         `  all requests: reads ${codes(of('read'))}; disputes ${codes(submitted)}`,
       ].join('\n'),
     );
+  });
+
+  it('answers 5030 within the statement timeout while the database hangs, a transaction too, and recovers once it answers', async () => {
+    const s = server!;
+    let partners = 0;
+    const createPartner = () =>
+      s.http.request('POST', '/admin/partners', {
+        headers: { authorization: `Bearer ${ADMIN_MASTER_KEY}` },
+        body: { source: `hang-${++partners}`, name: `Hang ${partners}` },
+      });
+    // Its pool's connections open before it hangs: a statement, not a new connection, is what waits.
+    for (let i = 0; i < 3; i++) expect((await createPartner()).body.code).toBe(0);
+    const resume = await postgres.freeze();
+    let hung: HttpResult;
+    try {
+      hung = await createPartner();
+    } finally {
+      await resume();
+    }
+    expect(hung.body).toEqual(UNAVAILABLE);
+    // BEGIN's timeout, not BEGIN's and then a ROLLBACK's behind it on the same hung connection (5 s).
+    expect(hung.ms).toBeLessThan(CLIENT_STATEMENT_TIMEOUT_MS + 1_000);
+    let after = await createPartner();
+    for (const deadline = performance.now() + RECOVERY_WITHIN_MS; after.body?.code !== 0 && performance.now() < deadline; after = await createPartner()) {
+      await sleep(100);
+    }
+    expect(after.body.code).toBe(0);
   });
 
   it('answers 5030 while the database accepts no new sessions, and recovers by itself when it does again', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -94,6 +94,22 @@ export class FaultPostgres {
     if (database.dataSource.isInitialized) await database.dataSource.destroy();
     await database.dataSource.initialize();
     return database.dataSource;
+  }
+
+  /** Hangs the server (SIGSTOP to the postmaster and every process of it): connections stay open and nothing answers. Returns what resumes it. */
+  async freeze(): Promise<() => Promise<void>> {
+    const postmaster = Number((await readFile(join(this.running!.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const children: number[] = [];
+    for (const entry of await readdir('/proc')) {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      // The parent pid is the second field after the command, which is in parentheses.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) children.push(Number(entry));
+    }
+    const processes = [postmaster, ...children];
+    for (const pid of processes) process.kill(pid, 'SIGSTOP');
+    return async () => {
+      for (const pid of processes) process.kill(pid, 'SIGCONT');
+    };
   }
 
   /** Closes every handle, stops the server and deletes its folder. */
