@@ -43,7 +43,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
 
     if (unexpected) {
       this.logger.error(
-        { requestId: request.context?.requestId, route: this.redaction.url(request.originalUrl), err: exception },
+        { requestId: request.context && this.redaction.text(request.context.requestId), route: this.redaction.url(request.originalUrl), err: exception },
         this.redaction.text(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)),
       );
     }

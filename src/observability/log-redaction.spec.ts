@@ -22,6 +22,16 @@ describe('LogRedaction', () => {
     expect(redaction.text(`failed with whsec_${'A'.repeat(32)} in it`)).toBe('failed with [redacted] in it');
   });
 
+  it('redacts a part of a URL that holds a secret once percent-decoded, however much of it is encoded', () => {
+    const everyByte = (text: string) => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const webhookSecret = `whsec_${'Ab3+/'.repeat(8)}c2E=`;
+    expect(redaction.url(`/oracle/markets/public?slug=${everyByte(partnerKey)}&source=acme`)).toBe('/oracle/markets/public?slug=[redacted]&source=acme');
+    expect(redaction.url(`/admin?m=${everyByte(MASTER)}&w=${encodeURIComponent(webhookSecret)}`)).toBe('/admin?m=[redacted]&w=[redacted]');
+    expect(redaction.url(`/admin?${everyByte(adminKey)}&${everyByte(adminKey)}=1`)).toBe('/admin?[redacted]&[redacted]');
+    expect(redaction.url(`/oracle/${everyByte(adminKey)}/x`)).toBe('/oracle/[redacted]/x');
+    expect(redaction.url('/oracle/markets/public?slug=caf%C3%A9%20bar&source=acme')).toBe('/oracle/markets/public?slug=caf%C3%A9%20bar&source=acme');
+  });
+
   it(`cuts a URL to ${MAX_LOGGED_URL} characters and says how many were left out`, () => {
     const long = `/oracle/markets/public?slug=${'a'.repeat(15_000)}`;
     expect(redaction.url(long)).toBe(`${long.slice(0, MAX_LOGGED_URL)}...(${long.length - MAX_LOGGED_URL} more characters)`);

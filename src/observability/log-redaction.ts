@@ -14,12 +14,14 @@ export class LogRedaction {
   private readonly masterKeys: string[];
 
   constructor(masterKey: string | undefined) {
-    this.masterKeys = masterKey ? [...new Set([masterKey, encodeURIComponent(masterKey)])] : [];
+    this.masterKeys = masterKey ? [masterKey] : [];
   }
 
   url(url: string): string {
     const query = url.indexOf('?');
-    let safe = query === -1 ? url : url.slice(0, query + 1) + this.query(url.slice(query + 1));
+    const path = query === -1 ? url : url.slice(0, query);
+    let safe = path.split('/').map((segment) => (this.encodesSecret(segment) ? REDACTED : segment)).join('/');
+    if (query !== -1) safe += `?${this.query(url.slice(query + 1))}`;
     safe = this.text(safe);
     return safe.length <= MAX_LOGGED_URL ? safe : `${safe.slice(0, MAX_LOGGED_URL)}...(${safe.length - MAX_LOGGED_URL} more characters)`;
   }
@@ -35,11 +37,19 @@ export class LogRedaction {
       .split('&')
       .map((pair) => {
         const equals = pair.indexOf('=');
-        if (equals === -1) return pair;
-        const name = safeDecode(pair.slice(0, equals));
-        return CREDENTIAL_NAME.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+        if (equals === -1) return this.encodesSecret(pair) ? REDACTED : pair;
+        const name = pair.slice(0, equals);
+        if (this.encodesSecret(name)) return REDACTED;
+        return CREDENTIAL_NAME.test(safeDecode(name)) || this.encodesSecret(pair.slice(equals + 1)) ? `${name}=${REDACTED}` : pair;
       })
       .join('&');
+  }
+
+  /** A secret in a percent-encoded part of a URL (one as sent is found in the whole URL): the part goes whole. */
+  private encodesSecret(part: string): boolean {
+    if (!part.includes('%')) return false;
+    const decoded = safeDecode(part);
+    return this.text(decoded) !== decoded;
   }
 }
 

@@ -47,7 +47,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
     const line = (req: Request, res: Response, { responseTime }: { responseTime: number }) => {
       const context = (req as ServiceRequest).context;
       return {
-        reqId: context.requestId,
+        reqId: res.locals.loggedRequestId as string,
         client: clientOf(req),
         route: routeOf(req),
         code: codeOf(res),
@@ -65,7 +65,7 @@ export class RequestObservationMiddleware implements NestMiddleware {
       genReqId: (req) => (req as ServiceRequest).context.requestId,
       wrapSerializers: false,
       serializers: {
-        req: (req: Request) => ({ id: (req as ServiceRequest).context.requestId, method: req.method, url: req.res!.locals.loggedUrl, remoteAddress: req.socket.remoteAddress }),
+        req: (req: Request) => ({ id: req.res!.locals.loggedRequestId as string, method: req.method, url: req.res!.locals.loggedUrl, remoteAddress: req.socket.remoteAddress }),
         res: (res: Response) => (res.headersSent ? { statusCode: res.statusCode } : undefined),
       },
       customLogLevel: levelOf,
@@ -81,8 +81,9 @@ export class RequestObservationMiddleware implements NestMiddleware {
     const started = performance.now();
     // Read now: the peer address is gone once the socket is closed.
     clientOf(req);
-    // Redacted once, for the line's `req` and its message.
+    // Redacted once, for the line's `req` and its message; a caller may send a key as its request id.
     res.locals.loggedUrl = this.redaction.url(req.originalUrl);
+    res.locals.loggedRequestId = this.redaction.text((req as ServiceRequest).context.requestId);
     res.once('close', () => this.metrics.observeRequest(req.method, routeOf(req), codeOf(res), (performance.now() - started) / 1000));
     this.log(req, res, next);
   }

@@ -86,9 +86,12 @@ describe('faults: request logs', () => {
         body: { ...disputeBody(market.id), submitter_name: anotherKey, api_key: ADMIN_MASTER_KEY },
       }),
       await s.http.request('GET', `/oracle/markets/public?slug=${'s'.repeat(15_000)}&source=${market.source}`),
+      // Percent-encoded byte by byte, and as the request's id.
+      await s.http.request('GET', `/oracle/markets/public?slug=x&source=${market.source}&k=${[...anotherKey].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}`),
+      await s.http.request('GET', '/nowhere', { headers: { 'x-request-id': anotherKey } }),
     ];
-    expect(sent.map((response) => response.body.code)).toEqual([4012, 4012, 0, 4044, 4000, 4000]);
-    const lines = (await s.linesMatching(isRequestLine, linesBefore + 6)).slice(linesBefore);
+    expect(sent.map((response) => response.body.code)).toEqual([4012, 4012, 0, 4044, 4000, 4000, 4000, 4044]);
+    const lines = (await s.linesMatching(isRequestLine, linesBefore + 8)).slice(linesBefore);
     const output = s.lines.slice(before).join('\n');
     for (const secret of [ADMIN_MASTER_KEY, encodeURIComponent(ADMIN_MASTER_KEY), market.apiKey, anotherKey]) expect(output).not.toContain(secret);
     expect(output).toContain('token=[redacted]');
