@@ -18,7 +18,7 @@ export async function connectWithRetries<T>(url: string, connect: () => Promise<
       const reason = reasonOf(error);
       const code = (error as { code?: unknown })?.code;
       if (typeof code === 'string' && REFUSALS.test(code)) {
-        throw new StartupError(`the database at ${where} refused the connection: ${reason} (check the URL, its credentials and the pooler's settings)`);
+        throw new StartupError(`the database at ${where} refused the connection: ${reason} (${hintFor(reason)})`);
       }
       if (!isDatabaseUnavailable(error) || attempt === ATTEMPTS) {
         throw new StartupError(`cannot use the database at ${where}: ${reason} (check DATABASE_URL and that the server is up)`);
@@ -27,6 +27,13 @@ export async function connectWithRetries<T>(url: string, connect: () => Promise<
       await sleep(DELAY_MS);
     }
   }
+}
+
+// PgBouncer refuses the migrations' statement_timeout, sent as a startup parameter.
+function hintFor(reason: string): string {
+  return reason.includes('unsupported startup parameter')
+    ? 'a pooler: set DATABASE_DIRECT_URL to the database itself, where migrations run'
+    : "check the URL, its credentials and the pooler's settings";
 }
 
 function describeTarget(url: string): string {
