@@ -30,7 +30,7 @@ export function stopOnSignals(app: NestExpressApplication, http: HttpConfig): vo
       await sleep(http.shutdownDelayMs, undefined, { signal: delay.signal }).catch(() => undefined);
       logger.log('draining in-flight requests, then stopping');
     } else {
-      logger.log(`${signal} received: draining in-flight requests, then stopping`);
+      logger.log(`${process.exitCode ? 'stopping after that failure' : `${signal} received`}: draining in-flight requests, then stopping`);
     }
     const deadline = setTimeout(() => {
       logger.warn(`requests still in progress after ${http.shutdownGraceMs} ms: closing their connections`);

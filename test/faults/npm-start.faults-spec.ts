@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,9 +52,12 @@ describe('faults: npm start', () => {
     });
   }
 
-  it('stops the server when npm is sent SIGTERM, leaving nothing running and the data folder free', async () => {
+  /** `npm run start:prod`, once it answers ready; what it printed, and its exit code once it exits. */
+  async function startedServer(env: Record<string, string> = {}) {
     const port = await freePort();
-    const started = npm('start:prod', { PORT: String(port), METRICS_PORT: String(await freePort()) });
+    const started = npm('start:prod', { PORT: String(port), METRICS_PORT: String(await freePort()), ...env });
+    const printed = { text: '' };
+    for (const stream of [started.stdout!, started.stderr!]) stream.on('data', (chunk: Buffer) => (printed.text += chunk));
     const exited = new Promise<number | null>((done) => started.once('exit', (code) => done(code)));
     const http = new HttpClient(`http://127.0.0.1:${port}`);
     for (let waited = 0; (await http.request('GET', '/health/ready', { timeoutMs: 1_000 })).status !== 200; waited += 200) {
@@ -62,12 +65,28 @@ describe('faults: npm start', () => {
       await sleep(200);
     }
     http.close();
+    return { started, exited, printed };
+  }
+
+  it('stops the server when npm is sent SIGTERM, leaving nothing running and the data folder free', async () => {
+    const { started, exited } = await startedServer();
     const below = descendants(started.pid!);
     expect(below.length).toBeGreaterThan(0);
     started.kill('SIGTERM');
     expect(await exited).toBe(0);
     await sleep(200);
     expect(below.filter(isAlive)).toEqual([]);
+    expect(await DataFolderLock.holder(dataDir)).toBeNull();
+  });
+
+  it('stops with exit code 1 and says why when its own PostgreSQL is killed, as no signal asked', async () => {
+    const { exited, printed } = await startedServer({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
+    const postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    expect(await exited).toBe(1);
+    expect(printed.text).toContain('the embedded PostgreSQL stopped by itself');
+    expect(printed.text).toContain('draining in-flight requests, then stopping');
+    expect(printed.text).not.toContain('SIGTERM received');
     expect(await DataFolderLock.holder(dataDir)).toBeNull();
   });
 
