@@ -30,6 +30,8 @@ const READER_NOTE_EVERY_MS = 250;
 export interface ChangeListener {
   /** (source, slug)'s public record changed. */
   changed(source: string, slug: string): void;
+  /** A poll failed: changes may go unseen until one succeeds. */
+  unreadable?(): void;
 }
 
 /** Polls every CHANGES_POLL_INTERVAL_MS (every ACTIVE_POLL_MS while events come) and tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). */
@@ -210,6 +212,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       // Changes may be missed from now on: the cache is bypassed until a poll succeeds.
       if (this.isLive) this.logger.warn(`reading the change log failed, the public record cache is bypassed: ${(error as Error).message}`);
       this.isLive = false;
+      for (const listener of this.listeners) listener.unreadable?.();
       throw error;
     }
   }

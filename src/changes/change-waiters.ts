@@ -63,9 +63,18 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
     for (const waiter of this.bySource.get(source) ?? []) if (sequence > waiter.after) waiter.wake();
   }
 
+  /** The database may be gone (a primary outage): each held long poll reads the feed now, and answers what that read does (5030). */
+  unreadable(): void {
+    this.wakeAll();
+  }
+
   /** Every long poll is answered now, and none is held from now on. */
   stop(): void {
     this.stopping = true;
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
     for (const waiters of this.bySource.values()) for (const waiter of waiters) waiter.wake();
   }
 

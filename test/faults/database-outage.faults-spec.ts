@@ -274,6 +274,27 @@ describe('faults: the database stops while requests flow', () => {
     expect(after.body.code).toBe(0);
   });
 
+  it('answers a long poll of the changes feed held when the database stops with 5030 at once, not at the end of its wait', async () => {
+    const s = server!;
+    const market = disputeTargets[disputeTargets.length - 2];
+    // Far ahead of every event: nothing to answer, so it is held for its 20 s.
+    const held = s.http.request('GET', '/oracle/markets/changes?after=1000000000&wait_ms=20000', { headers: { 'x-api-key': market.apiKey }, timeoutMs: 30_000 });
+    await sleep(500);
+    const stoppedAt = performance.now();
+    await postgres.stop();
+    try {
+      const answer = await held;
+      expect(answer.body).toEqual(UNAVAILABLE);
+      expect(answer.endedAt - stoppedAt).toBeLessThan(FIRST_5030_WITHIN_MS);
+    } finally {
+      await postgres.restart();
+    }
+    const feed = () => s.http.request('GET', '/oracle/markets/changes?after=1000000000', { headers: { 'x-api-key': market.apiKey } });
+    let answer = await feed();
+    for (const deadline = performance.now() + RECOVERY_WITHIN_MS; answer.body?.code !== 0 && performance.now() < deadline; answer = await feed()) await sleep(100);
+    expect(answer.body).toEqual({ code: 0, msg: 'success', data: { changes: [], next_after: 1000000000 } });
+  });
+
   it('answers 5030 while the database accepts no new sessions, and recovers by itself when it does again', async () => {
     const s = server!;
     const market = disputeTargets[disputeTargets.length - 1];
