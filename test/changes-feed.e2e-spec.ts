@@ -216,7 +216,7 @@ describe('the changes feed', () => {
     for (const answer of await Promise.all(held)) expect(answer.body.data.changes).toEqual([]);
   });
 
-  it('answers 4102 to a cursor older than the events kept, saying where to continue', async () => {
+  it('answers 4102 to a cursor older than the events kept, saying to continue from the first kept, which skips none', async () => {
     await admin(a, '/admin/markets', { source: 'acme', slug: 'kept-after-the-cut' });
     const head = await headOf();
     const [{ first }] = await a.dataSource.query("SELECT min(sequence)::int AS first FROM market_events WHERE source = 'acme'");
@@ -225,7 +225,7 @@ describe('the changes feed', () => {
     await a.dataSource.query('DELETE FROM market_events WHERE sequence <= $1', [cut]);
     await a.dataSource.query('UPDATE change_log_head SET deleted_through = $1', [cut]);
     expect((await feed(a, acme.apiKey, { after: first })).body).toEqual(
-      error(4102, 'changes cursor expired', `events up to sequence ${cut} are no longer kept: read your markets again, then continue with after=${head}`),
+      error(4102, 'changes cursor expired', `events up to sequence ${cut} are no longer kept: read your markets again, then continue with after=${cut}`),
     );
     expect((await feed(a, acme.apiKey, { after: cut })).body.data.changes.map((change: Json) => change.market.slug)).toEqual(['kept-after-the-cut']);
     expect((await feed(a, acme.apiKey)).body.data.changes.map((change: Json) => change.market.slug)).toEqual(['kept-after-the-cut']);

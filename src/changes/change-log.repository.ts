@@ -53,10 +53,10 @@ export class ChangeLogRepository {
     return id;
   }
 
-  /** Up to `limit` of a source's events after `after`, and the log's ends. */
-  async feed<Market>(source: string, after: string, limit: number): Promise<{ head: string; deleted_through: string; changes: ChangeEvent<Market>[] }> {
-    const [row] = await this.sql.readRows(sql<{ head: string; deleted_through: string; changes: ChangeEvent<Market>[] }>`
-      SELECT h.last_sequence AS head, h.deleted_through, COALESCE((
+  /** Up to `limit` of a source's events after `after`, and the last sequence deleted. */
+  async feed<Market>(source: string, after: string, limit: number): Promise<{ deleted_through: string; changes: ChangeEvent<Market>[] }> {
+    const [row] = await this.sql.readRows(sql<{ deleted_through: string; changes: ChangeEvent<Market>[] }>`
+      SELECT h.deleted_through, COALESCE((
         SELECT json_agg(json_build_object(
           'id', 'evt_' || e.sequence, 'sequence', e.sequence, 'type', e.type,
           'occurred_at', ${raw(rfc3339('e.occurred_at'))}, 'market', e.market) ORDER BY e.sequence)

@@ -34,11 +34,12 @@ export class ChangesFeed {
   }
 
   private async page(source: string, after: number, limit: number): Promise<MarketChange[]> {
-    const { head, deleted_through: deletedThrough, changes } = await this.repository.feed<MarketItem>(source, String(after), limit);
+    const { deleted_through: deletedThrough, changes } = await this.repository.feed<MarketItem>(source, String(after), limit);
+    // From the first event kept, not the head: the kept ones may announce markets the partner has not heard of.
     if (after > 0 && after < Number(deletedThrough)) {
       throw new ApiError(
         ErrorCatalogue.CHANGES_CURSOR_EXPIRED,
-        `events up to sequence ${deletedThrough} are no longer kept: read your markets again, then continue with after=${head}`,
+        `events up to sequence ${deletedThrough} are no longer kept: read your markets again, then continue with after=${deletedThrough}`,
       );
     }
     return changes;
