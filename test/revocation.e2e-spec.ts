@@ -88,6 +88,17 @@ describe('revoking a key or an account while it is in use', () => {
 
   const marketStatus = async (id: number) => (await t.dataSource.query('SELECT status FROM markets WHERE id = $1', [id]))[0].status;
 
+  it('a long poll of the changes feed held when its key is revoked is refused 4011 when an event wakes it, not given the event', async () => {
+    const { source, apiKey, keyId } = await resolvedMarket();
+    const [{ head }] = await t.dataSource.query('SELECT last_sequence::int AS head FROM change_log_head');
+    // then(): supertest sends a request once it is awaited.
+    const held = t.http.get('/oracle/markets/changes').query({ after: head, wait_ms: 10_000 }).set('x-api-key', apiKey).then((response) => response);
+    await sleep(300);
+    expect((await master.delete(`/admin/partners/${source}/keys/${keyId}`)).body.code).toBe(0);
+    expect((await master.post('/admin/markets', { source, slug: 'after-the-revocation' })).body.code).toBe(0);
+    expect((await held).body).toEqual({ code: 4011, msg: 'invalid api key', detail: 'invalid api key' });
+  });
+
   it('a filing let in before its key was revoked, and still running, is refused 4011 once the revocation commits; nothing is filed', async () => {
     const { apiKey, keyId, marketId } = await resolvedMarket();
     // A revocation in progress: the key held as revokeKey holds it, its row updated, not committed.

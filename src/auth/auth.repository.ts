@@ -108,6 +108,11 @@ export class AuthRepository {
     }
   }
 
+  /** On the primary: a revocation is read there first. */
+  async keyIsActive(keyId: string): Promise<boolean> {
+    return (await this.sql.rows(sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL`)).length > 0;
+  }
+
   async insertKey(tx: Transaction, partnerId: string, key: StoredKey): Promise<string> {
     const [{ id }] = await this.sql.rows(
       sql<{ id: string }>`INSERT INTO api_keys (partner_id, key_hash, prefix) VALUES (${partnerId}, ${key.hash}, ${key.prefix}) RETURNING id`,

@@ -37,6 +37,11 @@ export class PartnerKeysService {
     return { keyId, partnerId, source };
   }
 
+  /** Whether key `keyId` still works (a request it authenticated may outlive its revocation: a long poll). */
+  keyIsActive(keyId: string): Promise<boolean> {
+    return this.repository.keyIsActive(keyId);
+  }
+
   /** The partner owning `source` (4042 when there is none). */
   async requirePartner(tx: Transaction, source: string): Promise<Partner> {
     // A path segment may decode to U+0000, which PostgreSQL text cannot hold: no such partner.

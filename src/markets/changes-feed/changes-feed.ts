@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedPartner } from '../../auth/partner-keys.service';
+import { type AuthenticatedPartner, PartnerKeysService } from '../../auth/partner-keys.service';
 import { ApiError, ErrorCatalogue } from '../../common/error-catalogue';
 import type { RequestContext } from '../../common/request-context';
 import type { ChangeEvent } from '../../changes/change-event';
@@ -18,6 +18,7 @@ export class ChangesFeed {
   constructor(
     private readonly repository: ChangeLogRepository,
     private readonly waiters: ChangeWaiters,
+    private readonly partnerKeys: PartnerKeysService,
   ) {}
 
   async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext): Promise<{ changes: MarketChange[]; next_after: number }> {
@@ -28,6 +29,8 @@ export class ChangesFeed {
       // A long poll waits without working: it is no request in progress (5031), and is bounded apart.
       context.place?.leave();
       await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!);
+      // Revoked while it waited: refused, as the key is from then on everywhere.
+      if (!(await this.partnerKeys.keyIsActive(partner.keyId))) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
       page = await this.page(partner.source, after, limit);
     }
     return { changes: page, next_after: page.at(-1)?.sequence ?? after };
