@@ -216,6 +216,18 @@ describe('the changes feed', () => {
     for (const answer of await Promise.all(held)) expect(answer.body.data.changes).toEqual([]);
   });
 
+  it('gives a long poll\'s place back as soon as its client leaves, not at the end of its wait', async () => {
+    const after = await headOf();
+    const left = [1, 2, 3].map(() => feed(a, acme.apiKey, { after, wait_ms: 20_000 }));
+    left.forEach((request) => request.end(() => undefined)); // sent now, never awaited
+    await sleep(300);
+    expect((await feed(a, acme.apiKey, { after, wait_ms: 1 })).body.code).toBe(4290);
+    left.forEach((request) => request.abort());
+    await sleep(300);
+    const answer = await feed(a, acme.apiKey, { after, wait_ms: 200 });
+    expect(answer.body).toEqual({ code: 0, msg: 'success', data: { changes: [], next_after: after } });
+  });
+
   it('answers 4102 to a cursor older than the events kept, saying to continue from the first kept, which skips none', async () => {
     await admin(a, '/admin/markets', { source: 'acme', slug: 'kept-after-the-cut' });
     const head = await headOf();

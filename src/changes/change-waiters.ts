@@ -37,9 +37,9 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
     if (adapter instanceof ExpressAdapterWithDeadlines) adapter.whenStopping(() => this.stop());
   }
 
-  /** Resolves once `source` has an event after `after` (as far as this instance has read), or after `waitMs`. */
-  async wait(source: string, keyId: string, after: bigint, waitMs: number): Promise<void> {
-    if (this.stopping || (this.changes.lastSequence(source) ?? 0n) > after) return;
+  /** Resolves once `source` has an event after `after` (as far as this instance has read), after `waitMs`, or once `left` (its client left). */
+  async wait(source: string, keyId: string, after: bigint, waitMs: number, left: AbortSignal): Promise<void> {
+    if (this.stopping || left.aborted || (this.changes.lastSequence(source) ?? 0n) > after) return;
     if (this.held >= this.limit || (this.perKey.get(keyId) ?? 0) >= this.perKeyLimit) {
       throw new ApiError(ErrorCatalogue.TOO_MANY_REQUESTS, 'too many changes feed requests waiting');
     }
@@ -50,10 +50,12 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
       timer = setTimeout(resolve, waitMs);
     });
     this.add(waiter);
+    left.addEventListener('abort', waiter.wake, { once: true });
     try {
       await woken;
     } finally {
       clearTimeout(timer);
+      left.removeEventListener('abort', waiter.wake);
       this.remove(waiter);
     }
   }

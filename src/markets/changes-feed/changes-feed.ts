@@ -21,14 +21,15 @@ export class ChangesFeed {
     private readonly partnerKeys: PartnerKeysService,
   ) {}
 
-  async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext): Promise<{ changes: MarketChange[]; next_after: number }> {
+  async read(partner: AuthenticatedPartner, query: ChangesQueryDto, context: RequestContext, left: AbortSignal): Promise<{ changes: MarketChange[]; next_after: number }> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_LIMIT;
     let page = await this.page(partner.source, after, limit);
     if (page.length === 0 && (query.wait_ms ?? 0) > 0) {
       // A long poll waits without working: it is no request in progress (5031), and is bounded apart.
       context.place?.leave();
-      await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!);
+      await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!, left);
+      if (left.aborted) return { changes: [], next_after: after };
       // Revoked while it waited: refused, as the key is from then on everywhere.
       if (!(await this.partnerKeys.keyIsActive(partner.keyId))) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
       page = await this.page(partner.source, after, limit);

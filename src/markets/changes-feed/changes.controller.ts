@@ -25,6 +25,9 @@ export class ChangesController {
     'CHANGES_CURSOR_EXPIRED',
   ])
   read(@CurrentPartner() partner: AuthenticatedPartner, @Query() query: ChangesQueryDto, @Req() req: ServiceRequest) {
-    return this.feed.read(partner, query, req.context);
+    // A long poll whose client left is over: its place among the held ones is free at once.
+    const left = new AbortController();
+    req.res!.once('close', () => left.abort());
+    return this.feed.read(partner, query, req.context, left.signal);
   }
 }
