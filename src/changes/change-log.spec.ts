@@ -40,14 +40,14 @@ function changeLogReading(newEvents: () => number) {
 const changeLogHeldBack = (waitedMs: number) =>
   changeLogOver(() => ({ head: '6', lsn: '0/10', oldest_pending: '7', pending_for_ms: waitedMs, events: [] }));
 
-describe('ChangeLog polling', () => {
-  beforeEach(() => {
-    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-  });
-  afterEach(() => {
-    jest.useRealTimers();
-  });
+beforeEach(() => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
 
+describe('ChangeLog polling', () => {
   it('polls every CHANGES_POLL_INTERVAL_MS while nothing changes', async () => {
     const { log, polls } = changeLogReading(() => 0);
     await log.onApplicationBootstrap();
@@ -72,13 +72,6 @@ describe('ChangeLog polling', () => {
 });
 
 describe('ChangeLog with an event held back from its sequence', () => {
-  beforeEach(() => {
-    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-  });
-  afterEach(() => {
-    jest.useRealTimers();
-  });
-
   it("stops trusting its cache once the event has waited CHANGES_DEAF_AFTER_MS by the database's clock, without waiting for a poll", async () => {
     const { log } = changeLogHeldBack(900);
     await log.pollSoon();

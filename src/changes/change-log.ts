@@ -78,7 +78,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   /** The last poll succeeded within CHANGES_DEAF_AFTER_MS and no event waited longer for its sequence (a long transaction holds the log back); not live, the public record cache is bypassed. */
   get live(): boolean {
     const now = performance.now();
-    return this.isLive && now - this.lastPolledAt <= this.deafAfterMs && (this.pending === null || now - this.pending.since <= this.deafAfterMs);
+    return this.isLive && now - this.lastPolledAt <= this.deafAfterMs && this.pendingWaitMs(now) <= this.deafAfterMs;
   }
 
   /** The last sequence read of `source`'s events, if remembered. */
@@ -199,13 +199,14 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
         for (const event of polled.events) this.read(event);
         this.notePending(polled, started);
         // Its writer is answered in at most the other half: replica reads must include its commit by then.
-        if (this.pending !== null && started - this.pending.since >= this.deafAfterMs / 2) this.replicas.require(polled.lsn);
+        if (this.pendingWaitMs(started) >= this.deafAfterMs / 2) this.replicas.require(polled.lsn);
         if (polled.events.length < POLL_LIMIT) break;
       }
       if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
       if (noting) this.lastPolledAt = started;
-      this.active = this.cursor !== before || (this.pending !== null && performance.now() - this.pending.since <= this.deafAfterMs);
-      this.setLive(this.pending === null || performance.now() - this.pending.since <= this.deafAfterMs);
+      const heldBack = this.pendingWaitMs() > this.deafAfterMs;
+      this.active = this.cursor !== before || (this.pending !== null && !heldBack);
+      this.setLive(!heldBack);
     } catch (error) {
       this.metrics.changeLogPollFailures.inc();
       this.active = false;
@@ -231,6 +232,11 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     else if (typeof waitedMs === 'number') this.pending = { id: oldest, since: pollStarted - waitedMs };
     // The previous release's change_log_poll (re-applied by one of its instances starting): from the first poll that saw it.
     else if (this.pending?.id !== oldest) this.pending = { id: oldest, since: pollStarted };
+  }
+
+  /** How long the longest-waiting event has waited for its sequence at `now`; 0 when none waits. */
+  private pendingWaitMs(now = performance.now()): number {
+    return this.pending === null ? 0 : now - this.pending.since;
   }
 
   private setLive(live: boolean): void {
