@@ -31,4 +31,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
 # node is the container's main process, so SIGTERM reaches the graceful shutdown. The flags are
 # `npm run start:prod`'s. Set DATABASE_URL (without it the process stops with one line: the image
 # has no embedded PostgreSQL). Migrations: `node dist/migrate.js run|revert|show`.
-CMD ["node", "--max-old-space-size=112", "--max-semi-space-size=8", "--no-maglev", "dist/main.js"]
+CMD ["node", "--max-old-space-size=112", "--max-semi-space-size=8", "--no-maglev", "--no-allocation-site-pretenuring", "dist/main.js"]
