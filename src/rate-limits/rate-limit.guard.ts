@@ -5,6 +5,24 @@ import type { Response } from 'express';
 /** Its refusal states the budget too (X-RateLimit-Limit, -Remaining 0, -Reset as Retry-After), as answers within it do. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  // The one throttler of rateLimitOptions, straight to handleRequest: no route declares @Throttle or @SkipThrottle,
+  // whose metadata ThrottlerGuard's own canActivate reads (six lookups, four awaits) on every request.
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const [throttler] = this.throttlers;
+    if (throttler.skipIf?.(context)) return true;
+    const limit = throttler.limit as (context: ExecutionContext) => number;
+    const ttl = throttler.ttl as number;
+    return this.handleRequest({
+      context,
+      throttler,
+      limit: limit(context),
+      ttl,
+      blockDuration: ttl,
+      getTracker: throttler.getTracker!,
+      generateKey: throttler.generateKey!,
+    });
+  }
+
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     const response = context.switchToHttp().getResponse<Response>();
     response.setHeader(`${this.headerPrefix}-Limit`, detail.limit);
