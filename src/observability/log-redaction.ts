@@ -20,7 +20,7 @@ export class LogRedaction {
   url(url: string): string {
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
-    let safe = path.split('/').map((segment) => (this.encodesSecret(segment) ? REDACTED : segment)).join('/');
+    let safe = path.includes('%') ? path.split('/').map((segment) => (this.encodesSecret(segment) ? REDACTED : segment)).join('/') : path;
     if (query !== -1) safe += `?${this.query(url.slice(query + 1))}`;
     safe = this.text(safe);
     return safe.length <= MAX_LOGGED_URL ? safe : `${safe.slice(0, MAX_LOGGED_URL)}...(${safe.length - MAX_LOGGED_URL} more characters)`;
@@ -40,7 +40,8 @@ export class LogRedaction {
         if (equals === -1) return this.encodesSecret(pair) ? REDACTED : pair;
         const name = pair.slice(0, equals);
         if (this.encodesSecret(name)) return REDACTED;
-        return CREDENTIAL_NAME.test(safeDecode(name)) || this.encodesSecret(pair.slice(equals + 1)) ? `${name}=${REDACTED}` : pair;
+        const shownName = name.includes('%') || name.includes('+') ? safeDecode(name) : name;
+        return CREDENTIAL_NAME.test(shownName) || this.encodesSecret(pair.slice(equals + 1)) ? `${name}=${REDACTED}` : pair;
       })
       .join('&');
   }

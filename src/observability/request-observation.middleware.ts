@@ -81,9 +81,10 @@ export class RequestObservationMiddleware implements NestMiddleware {
     const started = performance.now();
     // Read now: the peer address is gone once the socket is closed.
     clientOf(req);
-    // Redacted once, for the line's `req` and its message; a caller may send a key as its request id.
+    // Redacted once, for the line's `req` and its message; a caller may send a key as its request id (one made here is a UUID).
     res.locals.loggedUrl = this.redaction.url(req.originalUrl);
-    res.locals.loggedRequestId = this.redaction.text((req as ServiceRequest).context.requestId);
+    const requestId = (req as ServiceRequest).context.requestId;
+    res.locals.loggedRequestId = requestId === req.headers['x-request-id'] ? this.redaction.text(requestId) : requestId;
     res.once('close', () => this.metrics.observeRequest(req.method, routeOf(req), codeOf(res), (performance.now() - started) / 1000));
     this.log(req, res, next);
   }
