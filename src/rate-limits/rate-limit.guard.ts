@@ -5,6 +5,14 @@ import type { Response } from 'express';
 /** Its refusal states the budget too (X-RateLimit-Limit, -Remaining 0, -Reset as Retry-After), as answers within it do. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  override async onModuleInit(): Promise<void> {
+    await super.onModuleInit();
+    const [throttler, ...others] = this.throttlers;
+    if (others.length > 0 || typeof throttler?.limit !== 'function' || typeof throttler.ttl !== 'number') {
+      throw new Error('RateLimitGuard runs one throttler, with a limit function and a ttl in milliseconds (rateLimitOptions)');
+    }
+  }
+
   // The one throttler of rateLimitOptions, straight to handleRequest: no route declares @Throttle or @SkipThrottle,
   // whose metadata ThrottlerGuard's own canActivate reads (six lookups, four awaits) on every request.
   override async canActivate(context: ExecutionContext): Promise<boolean> {
