@@ -7,10 +7,11 @@ import { RateLimitGuard } from './rate-limit.guard';
 
 const guardOf = (throttlers: ThrottlerOptions[]) => new RateLimitGuard({ throttlers }, new MemoryThrottlerStorage(), new Reflector());
 
-/** Just what handleRequest reads of a context: the request and the response it sets its headers on. */
+/** Just what handleRequest reads of a context: the request, the response it sets its headers on, and the route (the default key). */
 function contextOf(headers: Record<string, string | number>): ExecutionContext {
   const res = { setHeader: (name: string, value: string | number) => (headers[name] = value) };
-  return { switchToHttp: () => ({ getRequest: () => ({ headers: {} }), getResponse: () => res }) } as unknown as ExecutionContext;
+  const http = { getRequest: () => ({ headers: {} }), getResponse: () => res };
+  return { switchToHttp: () => http, getClass: () => class Route {}, getHandler: () => function read() {} } as unknown as ExecutionContext;
 }
 
 describe('RateLimitGuard', () => {
@@ -36,6 +37,15 @@ describe('RateLimitGuard', () => {
     const guard = guardOf([{ ...throttler, limit: () => 0, skipIf: () => true }]);
     await guard.onModuleInit();
     await expect(guard.canActivate(contextOf({}))).resolves.toBe(true);
+  });
+
+  it("takes the module's tracker and key where its throttler has none", async () => {
+    const { getTracker: _tracker, generateKey: _key, ...bare } = throttler;
+    const guard = new RateLimitGuard({ throttlers: [bare], getTracker: () => 'ip:2' }, new MemoryThrottlerStorage(), new Reflector());
+    await guard.onModuleInit();
+    const headers: Record<string, string | number> = {};
+    await expect(guard.canActivate(contextOf(headers))).resolves.toBe(true);
+    expect(headers['X-RateLimit-Remaining']).toBe(1);
   });
 
   it('refuses to start with throttlers it would not run as ThrottlerGuard does', async () => {

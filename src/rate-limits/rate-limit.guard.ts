@@ -8,8 +8,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     const [throttler, ...others] = this.throttlers;
-    if (others.length > 0 || typeof throttler?.limit !== 'function' || typeof throttler.ttl !== 'number') {
-      throw new Error('RateLimitGuard runs one throttler, with a limit function and a ttl in milliseconds (rateLimitOptions)');
+    if (others.length > 0 || typeof throttler?.limit !== 'function' || typeof throttler.ttl !== 'number' || typeof (throttler.blockDuration ?? 0) !== 'number') {
+      throw new Error('RateLimitGuard runs one throttler, with a limit function and a ttl and block duration in milliseconds (rateLimitOptions)');
     }
   }
 
@@ -17,7 +17,9 @@ export class RateLimitGuard extends ThrottlerGuard {
   // whose metadata ThrottlerGuard's own canActivate reads (six lookups, four awaits) on every request.
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const [throttler] = this.throttlers;
-    if (throttler.skipIf?.(context)) return true;
+    // As ThrottlerGuard: the throttler's own options, else the module's (onModuleInit fills its tracker and key).
+    const common = this.commonOptions;
+    if ((throttler.skipIf ?? common.skipIf)?.(context)) return true;
     const limit = throttler.limit as (context: ExecutionContext) => number;
     const ttl = throttler.ttl as number;
     return this.handleRequest({
@@ -25,9 +27,9 @@ export class RateLimitGuard extends ThrottlerGuard {
       throttler,
       limit: limit(context),
       ttl,
-      blockDuration: ttl,
-      getTracker: throttler.getTracker!,
-      generateKey: throttler.generateKey!,
+      blockDuration: throttler.blockDuration === undefined ? ttl : (throttler.blockDuration as number),
+      getTracker: throttler.getTracker ?? common.getTracker!,
+      generateKey: throttler.generateKey ?? common.generateKey!,
     });
   }
 
