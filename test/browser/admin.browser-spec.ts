@@ -24,7 +24,7 @@ describe('the back office page: an admin at work', () => {
   it('registers a partner (its key shown once, with a copy button), creates a market, finds it and resolves it with proofs', async () => {
     await harness.run('admin-market', async (page, watch) => {
       await signIn(page, adminKey);
-      await expect(page.getByText('Signed in as admin').count()).resolves.toBe(1);
+      await expect(page.locator('header .who').textContent()).resolves.toBe('Signed in as Ada · admin');
 
       await openSection(page, 'Partners and keys');
       await page.getByLabel('Source').fill('acme');
@@ -43,9 +43,13 @@ describe('the back office page: an admin at work', () => {
       await create.getByLabel('Partner source').fill('acme');
       await create.getByLabel('Slug').fill(' /rain-in-paris-on-2026-12-01/ ');
       await create.getByRole('button', { name: 'Create market' }).click();
-      const status = page.getByRole('status').getByText(/^Market #\d+ created; it is monitoring until it is resolved\.$/);
+      const status = page.getByRole('status').getByText(/^Market #\d+ created; it is monitoring until it is resolved\. Open market #\d+$/);
       const id = Number(/#(\d+)/.exec((await status.textContent())!)![1]);
-      const record = page.getByRole('region', { name: `Market #${id}` });
+      // The market's own page, at a URL of its own.
+      await status.getByRole('link', { name: `Open market #${id}` }).click();
+      await page.getByRole('heading', { level: 1, name: `Market #${id} monitoring` }).waitFor();
+      expect(new URL(page.url()).hash).toBe('#/markets/acme/rain-in-paris-on-2026-12-01');
+      const record = page.getByRole('region', { name: 'Settlement record (what partners see)' });
       await record.getByText('monitoring', { exact: true }).waitFor();
 
       const resolve = page.getByRole('form', { name: 'Resolve this market' });
@@ -63,13 +67,24 @@ describe('the back office page: an admin at work', () => {
       await page.getByRole('status').getByText(`Market #${id} resolved: “YES”.`).waitFor();
       await record.getByText('resolved', { exact: true }).waitFor();
       await expect(record.getByRole('link', { name: HASH_BSC }).getAttribute('href')).resolves.toBe(`https://bscscan.com/tx/${HASH_BSC}`);
+      await expect(page.getByRole('form', { name: 'Resolve this market' }).count()).resolves.toBe(0);
 
+      await page.getByRole('link', { name: '← Markets' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Markets' }).waitFor();
       await page.getByLabel('Source', { exact: true }).fill('acme');
       await page.getByLabel('Status').selectOption('resolved');
       await page.getByLabel('Slug contains').fill('PARIS');
       await page.getByRole('button', { name: 'Find' }).click();
-      await page.getByRole('button', { name: `#${id}` }).waitFor();
+      await page.getByRole('link', { name: `Market #${id}` }).waitFor();
       await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+      // The search is in the URL: a market's page leads back to it, and a reload keeps it.
+      expect(new URL(page.url()).hash).toBe('#/markets?source=acme&status=resolved&q=PARIS');
+      await page.getByRole('link', { name: `Market #${id}` }).click();
+      await page.getByRole('link', { name: '← Markets' }).click();
+      await page.getByRole('link', { name: `Market #${id}` }).waitFor();
+      await page.reload();
+      await page.getByRole('link', { name: `Market #${id}` }).waitFor();
+      await expect(page.getByLabel('Slug contains').inputValue()).resolves.toBe('PARIS');
       await page.getByLabel('Status').selectOption('monitoring');
       await page.getByRole('button', { name: 'Find' }).click();
       await page.getByText('No market matches.').waitFor();
@@ -227,8 +242,8 @@ describe('the back office page: an admin at work', () => {
       await expect(page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).resolves.toEqual(['Disputes', 'Markets']);
       await openSection(page, 'Markets');
       await page.getByRole('button', { name: 'Find' }).waitFor();
-      await page.getByRole('button', { name: /^#\d+$/ }).first().click();
-      await page.getByRole('region', { name: /^Market #\d+$/ }).waitFor();
+      await page.getByRole('link', { name: /^Market #\d+$/ }).first().click();
+      await page.getByRole('region', { name: 'Settlement record (what partners see)' }).waitFor();
       await expect(page.getByRole('form', { name: 'Create a market' }).count()).resolves.toBe(0);
       await expect(page.getByRole('form', { name: 'Resolve this market' }).count()).resolves.toBe(0);
     });

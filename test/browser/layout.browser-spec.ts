@@ -11,6 +11,7 @@ const HASH = '0x5e0be1f4a8c2d3b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e
 const WIDTHS = [390, 1280, 1920];
 /** Where northwind-markets' webhook points: a long URL, nobody listening (its deliveries fail). */
 const WEBHOOK = 'http://127.0.0.1:9/northwind-markets/settlement-oracle/events?channel=production-settlements';
+const MONITORING_SLUG = 'will-the-next-fed-meeting-cut-rates-by-50-basis-points';
 /** Set to a folder to keep a screenshot of every page at every width (to look at by eye). */
 const SHOTS = process.env.BACK_OFFICE_SHOTS;
 
@@ -55,7 +56,7 @@ describe('the back office page: every page fits the screen', () => {
     disputes.open = await dispute(await resolved('eth-etf-approved-by-the-sec-before-2026-06-30', 'YES'), 'Tom Becker');
     await dispute(await resolved('rain-in-paris-on-2026-12-01', 'YES'), 'Ana Lima');
     await resolved('us-cpi-above-3-percent-in-november-2026', 'NO');
-    monitoring = (await seed.admin<{ id: number }>('post', '/admin/markets', { source: 'acme', slug: 'will-the-next-fed-meeting-cut-rates-by-50-basis-points' })).id;
+    monitoring = (await seed.admin<{ id: number }>('post', '/admin/markets', { source: 'acme', slug: MONITORING_SLUG })).id;
   });
 
   afterAll(async () => {
@@ -68,11 +69,11 @@ describe('the back office page: every page fits the screen', () => {
     ['queue-closed', (page) => visit(page, '#/queue/closed', 'Dispute queue')],
     ['dispute-open', (page) => visit(page, `#/disputes/${disputes.open}`, `Dispute #${disputes.open}`)],
     ['dispute-closed', (page) => visit(page, `#/disputes/${disputes.closed}`, `Dispute #${disputes.closed}`)],
+    ['markets', (page) => visit(page, '#/markets', 'Markets')],
     [
-      'markets',
+      'market',
       async (page) => {
-        await visit(page, '#/markets', 'Markets');
-        await page.getByRole('button', { name: `#${monitoring}`, exact: true }).click();
+        await visit(page, `#/markets/acme/${MONITORING_SLUG}`, `Market #${monitoring}`);
         await page.getByRole('button', { name: 'Add a proof' }).click();
         await page.getByLabel('Chain of proof 2').waitFor();
       },
@@ -94,8 +95,18 @@ describe('the back office page: every page fits the screen', () => {
         await page.getByRole('region', { name: `New secret of the webhook to ${WEBHOOK}` }).waitFor();
       },
     ],
+    [
+      'redeliver-confirm',
+      async (page) => {
+        await visit(page, '#/partners', 'Partners and keys'); // the same hash again would not load the page again
+        await visit(page, '#/partners/northwind-markets/keys', 'Keys and webhooks of northwind-markets');
+        await page.getByRole('button', { name: `Redeliver to ${WEBHOOK}` }).click();
+        await page.getByRole('dialog', { name: /^Send \d+ events again to / }).waitFor();
+      },
+    ],
     ['reviewers', (page) => visit(page, '#/reviewers', 'Reviewers')],
     ['audit', (page) => visit(page, '#/audit', 'Audit trail')],
+    ['audit-found', (page) => visit(page, '#/audit?action=webhook.created&from=2020-01-01T00:00:00Z', 'Audit trail')],
   ];
 
   it('keeps every control inside its container and the screen, at phone and desktop widths, on every page', async () => {
@@ -108,7 +119,9 @@ describe('the back office page: every page fits the screen', () => {
           await open(page);
           await expect(page.locator('main tbody tr, main .facts').count()).resolves.toBeGreaterThan(0);
           found.push(...(await layoutProblems(page)).map((problem) => `${name} at ${width}: ${problem}`));
+          found.push(...(await hostsBroken(page)).map((host) => `${name} at ${width}: the URL breaks inside ${host}`));
           if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+          await page.keyboard.press('Escape'); // a confirmation left open
         }
       }
       expect(found).toEqual([]);
@@ -126,4 +139,15 @@ async function visit(page: Page, hash: string, heading: string): Promise<void> {
     location.hash = target;
   }, hash);
   await page.waitForFunction((name) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent?.startsWith(name), heading);
+}
+
+/** The hosts (with their ports) of webhook URLs on the page that are drawn on more than one line. */
+function hostsBroken(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.url-host')].filter((host) => {
+      const range = document.createRange();
+      range.selectNodeContents(host);
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+    }).map((host) => host.textContent ?? ''),
+  );
 }

@@ -132,7 +132,9 @@ describe('the back office page: a reviewer at work', () => {
         .getByText('Someone else decided this dispute meanwhile. master chose to keep: partners settle on “NO”. Your decision was not recorded.')
         .waitFor();
       await expect(page.getByRole('region', { name: 'Decision' }).textContent()).resolves.toContain('No order was published.');
-      await expect(focusedText(page)).resolves.toBe('Decision');
+      // The alert, beside the decision shown in place of the form, has the focus.
+      await expect(page.evaluate(() => document.activeElement?.getAttribute('role'))).resolves.toBe('alert');
+      await expect(page.evaluate(() => document.activeElement?.previousElementSibling?.id)).resolves.toBe('decision-heading');
       await expect(page.getByRole('button', { name: 'Decide…' }).count()).resolves.toBe(0);
     });
   });
@@ -313,7 +315,7 @@ describe('the back office page: a reviewer at work', () => {
 
       await page.unroute('**/admin/me');
       await page.getByRole('button', { name: 'Try again' }).click();
-      await expect(page.locator('header .who').textContent()).resolves.toBe('Signed in as reviewer');
+      await expect(page.locator('header .who').textContent()).resolves.toBe('Signed in as Quinn · reviewer');
       await page.getByRole('heading', { name: /dispute/i }).first().waitFor();
     });
   });

@@ -57,8 +57,11 @@ describe('the back office page: hostile text, its headers, its CSP', () => {
       await page.getByRole('link', { name: 'Markets' }).click();
       await page.getByLabel('Slug contains').fill('<IMG');
       await page.getByRole('button', { name: 'Find' }).click();
-      await page.getByRole('button', { name: `#${id}` }).click();
-      await page.getByRole('region', { name: `Market #${id}` }).getByText(slug, { exact: true }).waitFor();
+      // Its own page, at a URL that carries the slug encoded.
+      await page.getByRole('link', { name: `Market #${id}` }).click();
+      await page.getByRole('region', { name: 'Settlement record (what partners see)' }).getByText(slug, { exact: true }).waitFor();
+      await page.reload();
+      await page.getByRole('region', { name: 'Settlement record (what partners see)' }).getByText(slug, { exact: true }).waitFor();
 
       await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
       await expect(page.locator('main img, main svg, main script, main b, main i, main u').count()).resolves.toBe(0);

@@ -1,15 +1,17 @@
-import { ApiFailure, call } from './api';
+import { ApiFailure, call, query as queryString } from './api';
 import type { Context, View } from './context';
 import { h, replaceChildren, type Child } from './dom';
 import { accountOf, forgetKey, storedKey, storeKey } from './session';
 import type { Account } from './types';
 import { auditView } from './views/audit';
 import { disputeView } from './views/dispute';
+import { marketView } from './views/market';
 import { marketsView } from './views/markets';
 import { partnerKeysView } from './views/partner-keys';
 import { partnersView } from './views/partners';
 import { queueView } from './views/queue';
 import { reviewersView } from './views/reviewers';
+import { NoticeBoard } from './notice-board';
 import { failureLines } from './notices';
 import { signInView } from './views/sign-in';
 
@@ -25,6 +27,8 @@ const ROUTES: Route[] = [
   { path: /^\/queue(?:\/(open|closed))?$/, view: queueView, section: 'queue' },
   { path: /^\/disputes\/(\d{1,19})$/, view: disputeView, section: 'queue' },
   { path: /^\/markets$/, view: marketsView, section: 'markets' },
+  // A market by its source and slug, each URL-encoded (its page: the record partners read).
+  { path: /^\/markets\/([^/]+)\/([^/]+)$/, view: marketView, section: 'markets' },
   { path: /^\/partners$/, view: partnersView, section: 'partners', adminOnly: true },
   // A partner's source: letters, digits, ".", "_" and "-" (its keys page).
   { path: /^\/partners\/([A-Za-z0-9._-]{1,64})\/keys$/, view: partnerKeysView, section: 'partners', adminOnly: true },
@@ -51,41 +55,46 @@ function signOut(message: string): void {
 
 let onRouteChange: () => void = () => undefined;
 
-/** The signed-in page: navigation, the two notice regions, and the current view. */
+/** The view's path and its query (#/markets?source=acme), the queue when there is none. */
+function place(): { path: string; query: URLSearchParams } {
+  const hash = location.hash.replace(/^#/, '') || '/queue';
+  const cut = hash.indexOf('?');
+  return cut < 0 ? { path: hash, query: new URLSearchParams() } : { path: hash.slice(0, cut), query: new URLSearchParams(hash.slice(cut + 1)) };
+}
+
+/** The signed-in page: navigation, the notices, and the current view. */
 function startSession(key: string, account: Account): void {
   storeKey(key);
   const { role } = account;
-  const alertRegion = h('div', { class: 'notice notice-alert', attrs: { role: 'alert' } });
-  const statusRegion = h('div', { class: 'notice notice-status', attrs: { role: 'status' } });
   const main = h('main', { attrs: { id: 'main', tabindex: -1 } });
   const nav = h('nav', { class: 'sections', attrs: { 'aria-label': 'Sections' } });
   const signOutButton = h('button', { class: 'secondary', attrs: { type: 'button' }, on: { click: () => signOut('You are signed out.') } }, 'Sign out');
+  const who = h('span', { class: 'who' }, 'Signed in as ', h('strong', null, account.name), ` · ${role}`);
+  const notices = h('div', { class: 'notices' });
   replaceChildren(
     root,
     h('a', { class: 'skip', attrs: { href: '#main' }, on: { click: (event) => (event.preventDefault(), main.focus()) } }, 'Skip to content'),
-    h('header', { class: 'topbar' }, h('span', { class: 'brand' }, 'Settlement oracle · Back office'), nav, h('span', { class: 'who' }, `Signed in as ${role}`), signOutButton),
-    h('div', { class: 'notices' }, alertRegion, statusRegion),
+    h('header', { class: 'topbar' }, h('span', { class: 'brand' }, 'Settlement oracle · Back office'), nav, who, signOutButton),
+    notices,
     main,
   );
+  const board = new NoticeBoard(notices, () => main.querySelector('h1'));
 
   let generation = 0;
   const render = async () => {
     const mine = ++generation;
-    const path = location.hash.replace(/^#/, '') || '/queue';
+    const { path, query } = place();
     const route = ROUTES.find((candidate) => candidate.path.test(path) && (!candidate.adminOnly || role === 'admin'));
     replaceChildren(nav, ...SECTIONS.filter((entry) => !entry.adminOnly || role === 'admin').map((entry) =>
       h('a', { attrs: { href: entry.href, 'aria-current': route?.section === entry.section ? 'page' : undefined } }, entry.label),
     ));
-    replaceChildren(alertRegion);
-    replaceChildren(statusRegion);
-    // One region speaks at a time: a success clears the last failure, and the other way round.
-    const say = (region: HTMLElement, other: HTMLElement, ...lines: Child[]) => {
-      if (mine !== generation) return;
-      replaceChildren(other);
-      replaceChildren(region, ...lines);
-    };
+    board.clear();
+    // A view that is no longer on screen says nothing.
+    const current = () => mine === generation;
     const context: Context = {
       account,
+      query,
+      keep: (filters) => current() && history.replaceState(null, '', `#${path}${queryString(filters)}`),
       api: async <T>(method: string, path: string, body?: unknown) => {
         try {
           return await call<T>(key, method, path, body);
@@ -95,13 +104,15 @@ function startSession(key: string, account: Account): void {
         }
       },
       show: (...children: Child[]) => {
-        if (mine !== generation) return;
+        if (!current()) return;
         replaceChildren(main, ...children);
         main.querySelector('h1')?.setAttribute('tabindex', '-1');
       },
-      fail: (error: unknown) => say(alertRegion, statusRegion, ...failureLines(error)),
-      done: (message: string) => say(statusRegion, alertRegion, message),
-      current: () => mine === generation,
+      at: (near) => ({ done: (message) => current() && board.done(message, near), fail: (error) => current() && board.fail(error, near) }),
+      fail: (error: unknown) => current() && board.fail(error),
+      done: (message) => current() && board.done(message),
+      clear: () => current() && board.clear(),
+      current,
     };
     if (!route) {
       context.show(h('h1', null, 'Not here'), h('p', null, 'This part of the back office does not exist, or your role cannot open it.'));
@@ -110,7 +121,7 @@ function startSession(key: string, account: Account): void {
     context.show(h('p', { class: 'loading' }, 'Loading…'));
     try {
       await route.view(context, path.match(route.path)!.slice(1).filter((part) => part !== undefined));
-      if (mine === generation) main.querySelector<HTMLElement>('h1')?.focus();
+      if (current()) main.querySelector<HTMLElement>('h1')?.focus();
     } catch (error) {
       context.show(h('h1', null, 'This could not be loaded'));
       context.fail(error);

@@ -39,6 +39,18 @@ export function when(timestamp: string | null): HTMLTimeElement | string {
   return h('time', { attrs: { datetime: timestamp } }, timestamp.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') + ' UTC');
 }
 
+/** A URL that breaks only at its parts' edges (after `://`, before each `/`, `?`, `&` and `#`), never inside its host and port (app.css). */
+export function urlText(url: string): Child[] {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (!match) return [url];
+  const [, scheme, host, rest] = match;
+  const parts = rest.split(/(?=[/?&#])/).filter(Boolean);
+  return [scheme, h('wbr'), h('span', { class: 'url-host' }, host), ...parts.flatMap((part) => [h('wbr'), part])];
+}
+
+/** A URL as code, broken only where urlText allows. */
+export const urlCode = (url: string, className = ''): HTMLElement => h('code', { class: `url ${className}`.trim() }, ...urlText(url));
+
 /** An identifier (a partner's source, an audit target) kept on one line where there is room. */
 export const identifier = (text: string): HTMLSpanElement => h('span', { class: 'identifier' }, text);
 

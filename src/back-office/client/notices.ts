@@ -1,8 +1,15 @@
 import { ApiFailure } from './api';
 import { h, type Child } from './dom';
 
-/** A message the page itself words for the reviewer (not an API failure, not a bug). */
-export class PageMessage extends Error {}
+/** A message the page itself words for the reviewer (not an API failure, not a bug); `field`, when it is about one, is shown beside it and keeps the focus. */
+export class PageMessage extends Error {
+  constructor(
+    message: string,
+    readonly field?: HTMLElement,
+  ) {
+    super(message);
+  }
+}
 
 /** What went wrong, as sentences: never an envelope, and never a bug's own message. */
 export function failureLines(error: unknown): Child[] {

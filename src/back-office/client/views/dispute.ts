@@ -40,6 +40,9 @@ async function showDecided(context: Context, dispute: AdminDispute): Promise<voi
   if (context.current()) document.getElementById(DECISION_HEADING)?.focus();
 }
 
+/** Beside the decision shown in place of the form. */
+const decisionNotices = (context: Context) => context.at(() => document.getElementById(DECISION_HEADING));
+
 function recordPanel(record: MarketItem | null | ApiFailure): HTMLElement {
   if (record instanceof ApiFailure) {
     return h(
@@ -106,6 +109,7 @@ function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
       ` ${label}: partners settle on “${finalVerdict(dispute, type)}”`,
     );
   const reason = h('textarea', { attrs: { name: 'reason_text', required: true, maxlength: 4000, rows: 4 } });
+  const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Decide…');
 
   const form = h(
     'form',
@@ -113,14 +117,14 @@ function decisionForm(context: Context, dispute: AdminDispute): HTMLElement {
     h('h2', null, 'Decide'),
     h('fieldset', null, h('legend', null, 'Decision'), choice('keep', "Keep the oracle's verdict"), choice('override', "Override with the submitter's selection")),
     field('Reason (partners read it)', reason),
-    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Decide…'),
+    submit,
   );
-  return whenSubmitted(form, context.fail, async () => {
+  return whenSubmitted(form, context.at(submit).fail, async () => {
     // `required` lets spaces through; the service would refuse them only after the confirmation.
     const text = reason.value.trim();
     if (text === '') {
       reason.focus();
-      throw new PageMessage('Write the reason for the decision: partners read it.');
+      throw new PageMessage('Write the reason for the decision: partners read it.', reason);
     }
     await decide(context, dispute, new FormData(form).get('type') as DecisionType, text);
   });
@@ -142,14 +146,14 @@ async function decide(context: Context, dispute: AdminDispute, type: DecisionTyp
   try {
     const decided = await context.api<AdminDispute>('POST', `/admin/disputes/${dispute.id}/decision`, { type, reason_text: reason });
     await showDecided(context, decided);
-    context.done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
+    decisionNotices(context).done(`Decision recorded: partners now settle on “${decided.decision?.partner_final_verdict}”.`);
   } catch (error) {
     if (!(error instanceof ApiFailure && error.is('DISPUTE_ALREADY_DECIDED'))) throw error;
     // Someone else decided first: show their decision rather than ours.
     const current = await context.api<AdminDispute>('GET', `/admin/disputes/${dispute.id}`);
     await showDecided(context, current);
     const theirs = current.decision;
-    context.fail(
+    decisionNotices(context).fail(
       new PageMessage(
         `${error.message} ${theirs?.decided_by ?? 'Another reviewer'} chose to ${theirs?.type ?? 'decide'}: ` +
           `partners settle on “${theirs?.partner_final_verdict ?? '—'}”. Your decision was not recorded.`,

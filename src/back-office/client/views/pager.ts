@@ -1,3 +1,4 @@
+import type { Context } from '../context';
 import { button, h, replaceChildren } from '../dom';
 
 /** Keyset paging: `loadPage(cursor)` shows a page and returns its next_cursor; earlier cursors are kept so Previous can go back. */
@@ -11,7 +12,8 @@ export class Pager {
 
   constructor(
     private readonly loadPage: (cursor: string | null) => Promise<string | null>,
-    private readonly fail: (error: unknown) => void,
+    /** A page that could not be loaded is said beside the pager's buttons. */
+    private readonly context: Pick<Context, 'at'>,
   ) {}
 
   /** Back to the first page (after a filter changes, or a write). */
@@ -42,7 +44,7 @@ export class Pager {
         // Stay where we were: the page on screen is still the one the cursors describe.
         if (step === 'next') this.before.pop();
         else this.before.push(target ?? null);
-        this.fail(error);
+        this.context.at(this.element).fail(error);
       })
       .finally(() => (this.loading = false));
   }

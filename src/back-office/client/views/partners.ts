@@ -1,10 +1,10 @@
 import { query } from '../api';
 import type { Context, View } from '../context';
-import { badge, field, h, identifier, replaceChildren, row, table, when, whenSubmitted, writeButton } from '../dom';
+import { badge, field, h, identifier, replaceChildren, row, table, when, whenSubmitted } from '../dom';
 import type { Partner } from '../types';
-import { keysPath, revokeKeyButton } from './partner-keys';
+import { issueKeyButton, keysPath, revokeKeyButton, showKey } from './partner-keys';
+import { findForm } from './find-form';
 import { Pager } from './pager';
-import { newKeyPanel, showOnce } from './secret';
 
 const PAGE_SIZE = 50;
 
@@ -13,43 +13,33 @@ export const partnersView: View = async (context) => {
   const search = h('input', { attrs: { type: 'search', name: 'q', maxlength: 200 } });
   const list = h('div', { class: 'list' });
   const issued = h('div');
-  const showKey = (title: string, key: string, partner: string) => showOnce(issued, newKeyPanel(title, key, `the partner ${partner}`));
   // The search as of the last Find: paging goes on with it, whatever is typed since.
   let q = '';
   const pager = new Pager(async (cursor) => {
     const page = await context.api<{ partners: Partner[]; next_cursor: string | null }>('GET', `/admin/partners${query({ q, limit: PAGE_SIZE, cursor })}`);
-    const issueButton = (partner: Partner) =>
-      writeButton('Issue a key', context.fail, async () => {
-        const key = await context.api<{ key_id: number; api_key: string }>('POST', `/admin/partners/${encodeURIComponent(partner.source)}/keys`);
-        await pager.reload();
-        showKey(`New key of ${partner.source}`, key.api_key, partner.source);
-        context.done(`Key ${key.key_id} issued for ${partner.source}.`);
-      }, `Issue a key for ${partner.source}`);
     // The button under the partner's keys, not in a column of its own: the table fits a laptop.
-    const rows = page.partners.map((partner) =>
-      row(identifier(partner.source), partner.name, when(partner.created_at), h('div', null, keyList(context, partner, () => pager.reload()), issueButton(partner))),
-    );
+    const rows = page.partners.map((partner) => {
+      const keys = h('div', { class: 'partner-keys' }, keyList(context, partner, () => pager.reload()), issueKeyButton(context, partner.source, issued, () => pager.reload()));
+      const item = row(identifier(partner.source), partner.name, when(partner.created_at), keys);
+      item.dataset.partner = partner.source;
+      return item;
+    });
     replaceChildren(list, table(['Source', 'Name', 'Registered', 'Keys'], rows, q ? 'No partner matches.' : 'No partners yet.'));
     return page.next_cursor;
-  }, context.fail);
+  }, context);
 
-  const find = h(
-    'form',
-    { class: 'panel filters', attrs: { role: 'search', 'aria-label': 'Find partners' } },
-    field('Search', search, 'Any part of the source or the name, in any letter case'),
-    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Find'),
-  );
-  whenSubmitted(find, context.fail, async () => {
+  const find = findForm(context, 'Find partners', [field('Search', search, 'Any part of the source or the name, in any letter case')], async () => {
     q = search.value.trim();
     await pager.first();
-    context.done('');
   });
   await pager.first();
-  context.show(h('h1', null, 'Partners and keys'), find, list, pager.element, issued, createForm(context, showKey, () => pager.reload()));
+  context.show(h('h1', null, 'Partners and keys'), find, list, pager.element, issued, createForm(context, issued, () => pager.reload()));
 };
 
 /** A partner's newest keys, and a link to its page: all its keys, and its webhooks. */
 function keyList(context: Context, partner: Partner, reload: () => Promise<void>): HTMLElement {
+  // Its row is drawn again after a revocation: the notice goes to the new one.
+  const place = () => document.querySelector(`tr[data-partner="${CSS.escape(partner.source)}"] .partner-keys`);
   return h(
     'ul',
     { class: 'plain keys' },
@@ -63,29 +53,29 @@ function keyList(context: Context, partner: Partner, reload: () => Promise<void>
         ' ',
         h('span', null, 'created ', when(key.created_at)),
         ' ',
-        key.revoked_at ? null : revokeKeyButton(context, partner.source, key, reload),
+        key.revoked_at ? null : revokeKeyButton(context, partner.source, key, reload, place),
       ),
     ),
     h('li', null, h('a', { attrs: { href: keysPath(partner.source) } }, `All keys and webhooks of ${partner.source}`)),
   );
 }
 
-function createForm(context: Context, showKey: (title: string, key: string, partner: string) => void, reload: () => Promise<void>): HTMLElement {
+function createForm(context: Context, issued: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const source = h('input', { attrs: { type: 'text', name: 'source', required: true, maxlength: 64 } });
   const name = h('input', { attrs: { type: 'text', name: 'name', required: true, maxlength: 200 } });
+  const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Register partner');
   const form = h(
     'form',
     { class: 'panel', attrs: { 'aria-label': 'Register a partner' } },
     h('h2', null, 'Register a partner'),
     field('Source', source, 'Letters, digits, “.”, “_” and “-”; it appears in URLs and is shared with the partner'),
     field('Name', name),
-    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Register partner'),
+    submit,
   );
-  return whenSubmitted(form, context.fail, async () => {
+  return whenSubmitted(form, context.at(submit).fail, async () => {
     const created = await context.api<{ source: string; api_key: string }>('POST', '/admin/partners', { source: source.value, name: name.value });
     form.reset();
     await reload();
-    showKey(`First key of ${created.source}`, created.api_key, created.source);
-    context.done(`Partner ${created.source} registered.`);
+    showKey(context, issued, `First key of ${created.source}`, created.api_key, created.source).done(`Partner ${created.source} registered.`);
   });
 }

@@ -31,7 +31,7 @@ export const queueView: View = async (context, [status = 'open']) => {
     );
     replaceChildren(list, table(headings, rows, status === 'open' ? 'No open disputes: the queue is empty.' : 'No closed disputes yet.'));
     return page.next_cursor;
-  }, context.fail);
+  }, context);
   await pager.first();
 
   const tab = (name: DisputeStatus, label: string) =>

@@ -8,7 +8,7 @@ const CONFIDENCE_OPTIONS = CONFIDENCES.map((value): [string, string] => [value, 
 const CHAIN_OPTIONS = CHAINS.map((value): [string, string] => [value, value]);
 const MAX_PROOFS = 20;
 
-/** Resolving a monitoring market: its verdict, confidence, reasoning and on-chain proofs. */
+/** Resolving a monitoring market: its verdict, confidence, reasoning and on-chain proofs; `resolved` shows the outcome and confirms it. */
 export function resolveForm(context: Context, market: MarketItem, resolved: (market: MarketItem) => void): HTMLElement {
   const verdict = h('input', { attrs: { type: 'text', name: 'verdict', required: true, maxlength: 200 } });
   const confidence = select('confidence', CONFIDENCE_OPTIONS, 'HIGH');
@@ -20,6 +20,7 @@ export function resolveForm(context: Context, market: MarketItem, resolved: (mar
   });
   proofRow(proofs, addProof);
 
+  const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Resolve…');
   const form = h(
     'form',
     { class: 'panel', attrs: { 'aria-label': 'Resolve this market' } },
@@ -30,9 +31,9 @@ export function resolveForm(context: Context, market: MarketItem, resolved: (mar
     proofs,
     addProof,
     field('Resolved at (optional)', resolvedAt, 'An RFC 3339 timestamp; now when left empty'),
-    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Resolve…'),
+    submit,
   );
-  return whenSubmitted(form, context.fail, async () => {
+  return whenSubmitted(form, context.at(submit).fail, async () => {
     const body = {
       verdict: verdict.value,
       confidence: confidence.value,
@@ -49,9 +50,7 @@ export function resolveForm(context: Context, market: MarketItem, resolved: (mar
       'Resolve market',
     );
     if (!confirmed) return;
-    const item = await context.api<MarketItem>('POST', `/admin/markets/${market.id}/resolve`, body);
-    resolved(item);
-    context.done(`Market #${item.id} resolved: “${item.verdict}”.`);
+    resolved(await context.api<MarketItem>('POST', `/admin/markets/${market.id}/resolve`, body));
   });
 }
 

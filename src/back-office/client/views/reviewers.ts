@@ -4,7 +4,7 @@ import { badge, button, field, h, replaceChildren, row, select, table, when, whe
 import type { Reviewer } from '../types';
 import { confirmAction } from './confirm';
 import { Pager } from './pager';
-import { newKeyPanel } from './secret';
+import { newKeyPanel, showOnce } from './secret';
 
 const PAGE_SIZE = 50;
 
@@ -14,56 +14,60 @@ export const reviewersView: View = async (context) => {
   const issued = h('div');
   const pager = new Pager(async (cursor) => {
     const page = await context.api<{ reviewers: Reviewer[]; next_cursor: string | null }>('GET', `/admin/reviewers${query({ limit: PAGE_SIZE, cursor })}`);
-    const rows = page.reviewers.map((reviewer) =>
-      row(
+    const rows = page.reviewers.map((reviewer) => {
+      const item = row(
         reviewer.name,
         reviewer.role,
         when(reviewer.created_at),
-        reviewer.revoked_at ? badge('revoked') : badge('active'),
-        revokedOrRevoke(context, reviewer, () => pager.reload()),
-      ),
-    );
-    replaceChildren(list, table(['Name', 'Role', 'Created', 'Key', 'Revoked'], rows, 'No reviewer accounts yet.'));
+        reviewer.revoked_at ? h('span', null, badge('revoked'), ' ', when(reviewer.revoked_at)) : badge('active'),
+        revokeOrNot(context, reviewer, () => pager.reload()),
+      );
+      item.dataset.reviewer = String(reviewer.id);
+      return item;
+    });
+    replaceChildren(list, table(['Name', 'Role', 'Created', 'Key', 'Action'], rows, 'No reviewer accounts yet.'));
     return page.next_cursor;
-  }, context.fail);
+  }, context);
   await pager.first();
   context.show(h('h1', null, 'Reviewers'), list, pager.element, issued, createForm(context, issued, () => pager.reload()));
 };
 
-/** When the account was revoked, or a button to revoke it; not one's own (the API refuses: 4031). */
-function revokedOrRevoke(context: Context, reviewer: Reviewer, reload: () => Promise<void>): Child {
-  if (reviewer.revoked_at) return when(reviewer.revoked_at);
+/** A button to revoke the account; none for a revoked one, nor for one's own (the API refuses: 4031). */
+function revokeOrNot(context: Context, reviewer: Reviewer, reload: () => Promise<void>): Child {
+  if (reviewer.revoked_at) return '—';
   if (reviewer.id === context.account.id) return h('span', { class: 'hint' }, 'Your account (another admin can revoke it)');
   return button('Revoke', () => revoke(context, reviewer, reload), `Revoke ${reviewer.name}`);
 }
 
 function revoke(context: Context, reviewer: Reviewer, reload: () => Promise<void>): void {
+  // Its row is drawn again: the notice goes to the new one.
+  const notices = context.at(() => document.querySelector(`tr[data-reviewer="${reviewer.id}"] td:last-child`));
   confirmAction(`Revoke ${reviewer.name}?`, [`${reviewer.name}'s key stops working at once, on every instance.`], 'Revoke')
     .then(async (confirmed) => {
       if (!confirmed) return;
       await context.api('DELETE', `/admin/reviewers/${reviewer.id}`);
       await reload();
-      context.done(`${reviewer.name} is revoked.`);
+      notices.done(`${reviewer.name} is revoked.`);
     })
-    .catch(context.fail);
+    .catch(notices.fail);
 }
 
 function createForm(context: Context, issued: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const name = h('input', { attrs: { type: 'text', name: 'name', required: true, maxlength: 200 } });
   const role = select('role', [['reviewer', 'reviewer'], ['admin', 'admin']], 'reviewer');
+  const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create reviewer');
   const form = h(
     'form',
     { class: 'panel', attrs: { 'aria-label': 'Create a reviewer' } },
     h('h2', null, 'Create a reviewer'),
     field('Name', name),
     field('Role', role, 'A reviewer reads and decides disputes; an admin does everything'),
-    h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create reviewer'),
+    submit,
   );
-  return whenSubmitted(form, context.fail, async () => {
+  return whenSubmitted(form, context.at(submit).fail, async () => {
     const created = await context.api<{ name: string; api_key: string }>('POST', '/admin/reviewers', { name: name.value, role: role.value });
     form.reset();
-    replaceChildren(issued, newKeyPanel(`Key of ${created.name}`, created.api_key, created.name));
     await reload();
-    context.done(`${created.name} can now sign in with the key below.`);
+    showOnce(context, issued, newKeyPanel(`Key of ${created.name}`, created.api_key, created.name)).done(`${created.name} can now sign in with the key below.`);
   });
 }

@@ -1,4 +1,6 @@
+import type { Context } from '../context';
 import { button, h, replaceChildren } from '../dom';
+import type { Notices } from '../notice-board';
 
 /** What a panel shows once: an API key (of a partner or a reviewer), or a webhook's signing secret. */
 type Shown = 'key' | 'secret';
@@ -29,8 +31,10 @@ export function newKeyPanel(title: string, key: string, whoFor: string, shown: S
   );
 }
 
-/** Shows `panel` (a newKeyPanel) in `container`, the focus on its heading, where reading it starts. */
-export function showOnce(container: HTMLElement, panel: HTMLElement): void {
+/** Shows `panel` (a newKeyPanel) in `container`, the focus on its heading, where reading it starts; its notices go after that heading. */
+export function showOnce(context: Pick<Context, 'at'>, container: HTMLElement, panel: HTMLElement): Notices {
   replaceChildren(container, panel);
-  panel.querySelector('h2')?.focus();
+  const heading = panel.querySelector('h2')!;
+  heading.focus();
+  return context.at(heading);
 }
