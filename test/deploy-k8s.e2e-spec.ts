@@ -1,7 +1,9 @@
 // deploy/k8s held to the service: what the ConfigMap and the pods set is read and accepted by the
 // service, and probes, ports, stop times, memory and the objects' references agree.
 import { describe, expect, it } from '@jest/globals';
+import { basename, dirname, join } from 'node:path';
 import { validateEnvironment } from '../src/config/environment';
+import { CHANGES_WAIT_MAX_MS } from '../src/markets/changes-feed/changes-query.dto';
 import { dockerfile, finalShutdownMs, read, unknownVariables } from './support/deploy-files';
 import { type Container, containerVariables, type K8sObject, manifests, named, portNumber, preStopSeconds, type Probe, selects, workloads } from './support/k8s-manifests';
 
@@ -114,15 +116,48 @@ describe('deploy/k8s', () => {
   });
 
   it("migrates with the image's migrate.js on the primary's session URL", () => {
-    const [job] = objects.filter(({ kind }) => kind === 'Job');
+    const job = named(objects, 'Job', 'settlement-oracle-migrate');
     expect(containerOf(job).command).toEqual(['node', 'dist/migrate.js', 'run']);
     expect([...variables(job).fromSecrets]).toEqual(['DATABASE_DIRECT_URL']);
   });
 
-  it('lists every manifest in kustomization.yaml but the Job made once per release', () => {
-    const kustomization = objects.find(({ kind }) => kind === 'Kustomization')!;
-    const listed = new Set([...files.map(({ file }) => file)].filter((file) => !['kustomization.yaml', 'migrate-job.yaml'].includes(file)));
-    expect(kustomization.resources!.sort()).toEqual([...listed].sort());
-    for (const { container } of deployments) expect(container.image).toBe('settlement-oracle');
+  it('renders every manifest through a kustomization: the root one lists each file beside it, migrate/ the Job', () => {
+    const kustomization = (folder: string) => files.find(({ file }) => file === join(folder, 'kustomization.yaml'))!.object;
+    const beside = (folder: string) => [...new Set(files.map(({ file }) => file))].filter((file) => dirname(file) === folder && basename(file) !== 'kustomization.yaml');
+    for (const folder of ['.', 'migrate']) {
+      expect({ folder, resources: kustomization(folder).resources!.map((resource) => join(folder, resource)).sort() }).toEqual({ folder, resources: beside(folder).sort() });
+      // Both take the image from one place.
+      expect({ folder, components: kustomization(folder).components!.map((component) => join(folder, component)) }).toEqual({ folder, components: ['image'] });
+    }
+    expect(named(objects, 'Job', 'settlement-oracle-migrate').metadata.name).toBe('settlement-oracle-migrate');
+  });
+
+  it("names the image in kustomize's images only: every container runs `settlement-oracle`, which image/ maps to a registry and tag", () => {
+    const components = objects.filter(({ kind }) => kind === 'Component');
+    expect(components.map(({ images }) => images)).toEqual([[{ name: 'settlement-oracle', newName: expect.stringMatching(/\//), newTag: expect.any(String) }]]);
+    for (const { name, container } of pods) expect({ workload: name, image: container.image }).toEqual({ workload: name, image: 'settlement-oracle' });
+    const images = files.flatMap(({ file }) => [...read(`deploy/k8s/${file}`).matchAll(/^\s*(?:image|newName|newTag):.*$/gm)].map(([line]) => `${file}: ${line.trim()}`));
+    expect(images.filter((line) => !line.startsWith('image/kustomization.yaml:') && line.split(': ').pop() !== 'settlement-oracle')).toEqual([]);
+  });
+
+  it('gives the heap cap the image runs with wherever a manifest states it', () => {
+    const heap = /--max-old-space-size=(\d+)/.exec(dockerfile().cmd.join(' '))![1];
+    const stated = files.flatMap(({ file }) => [...read(`deploy/k8s/${file}`).matchAll(/heap is capped at (\d+) MB/g)].map((match) => ({ file, mb: match[1] })));
+    expect(stated.length).toBeGreaterThan(0);
+    expect(stated).toEqual(stated.map(({ file }) => ({ file, mb: heap })));
+  });
+
+  it("routes clients through one Ingress to the API's Service: one proxy in front, as TRUST_PROXY says", () => {
+    const ingresses = objects.filter(({ kind }) => kind === 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    const [ingress] = ingresses;
+    const service = named(objects, 'Service', 'settlement-oracle');
+    const backends = ingress.spec!.rules!.flatMap((rule) => rule.http.paths.map(({ path, pathType, backend }) => ({ path, pathType, backend })));
+    expect(backends).toEqual([{ path: '/', pathType: 'Prefix', backend: { service: { name: service.metadata.name, port: { name: 'http' } } } }]);
+    expect(service.spec!.ports!.map(({ name }) => name)).toContain('http');
+    // The ingress controller is the one proxy between the client and a pod.
+    expect(variables(api).values.TRUST_PROXY).toBe(String(ingresses.length));
+    // A long poll is held up to CHANGES_WAIT_MAX_MS: the controller waits longer for its answer.
+    expect(Number(ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-read-timeout']) * 1000).toBeGreaterThan(CHANGES_WAIT_MAX_MS);
   });
 });

@@ -32,12 +32,20 @@ export interface PodTemplate {
   metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
   spec: { containers: Container[]; terminationGracePeriodSeconds?: number; securityContext?: { runAsNonRoot?: boolean; runAsUser?: number } };
 }
+export interface IngressBackend {
+  service: { name: string; port: { name?: string; number?: number } };
+}
 export interface K8sObject {
   kind: string;
-  metadata: { name?: string; generateName?: string; labels?: Record<string, string> };
+  metadata: { name?: string; generateName?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   data?: Record<string, string>;
+  /** A kustomization's (or a component's). */
   resources?: string[];
+  components?: string[];
+  images?: { name: string; newName?: string; newTag?: string }[];
   spec?: {
+    ingressClassName?: string;
+    rules?: { host?: string; http: { paths: { path: string; pathType: string; backend: IngressBackend }[] } }[];
     replicas?: number;
     template?: PodTemplate;
     selector?: Record<string, string> & { matchLabels?: Record<string, string> };
@@ -47,10 +55,11 @@ export interface K8sObject {
   };
 }
 
-/** Every object of every manifest under deploy/k8s, with its file. */
+/** Every object of every manifest under deploy/k8s (its folders too), with its file's path from there. */
 export function manifests(): { file: string; object: K8sObject }[] {
-  return readdirSync(join(process.cwd(), 'deploy/k8s'))
+  return readdirSync(join(process.cwd(), 'deploy/k8s'), { recursive: true, encoding: 'utf8' })
     .filter((file) => /\.ya?ml$/.test(file))
+    .sort()
     .flatMap((file) =>
       parseAllDocuments(read(`deploy/k8s/${file}`)).map((document) => {
         if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0].message}`);
