@@ -1,7 +1,7 @@
 // `npm run bench:change-log`: filings per second with the change log against the announcements
 // by NOTIFY it replaced, in one run on one PostgreSQL, rounds alternating. Each filing is the
-// service's file_dispute on a market of its own; "notify" is the same function without the event,
-// the announcement triggers of migration PublicMarketChanges installed, a LISTEN session heard;
+// service's statements (DisputeFiling) on a market of its own; "notify" is the same without the
+// event, the announcement triggers of migration PublicMarketChanges installed, a LISTEN session heard;
 // "change log" polls change_log_poll every 100 ms meanwhile, as an instance does. pgbench drives it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,8 +16,16 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 4);
 const MARKETS = 400_000;
 
-const FILING = `SELECT nextval('bench_pick') AS mid \\gset
-SELECT outcome FROM file_dispute(:mid, 'bench', 'u-1', 'Ada', 'NO', 'The source was corrected.', now(), 1, NULL, NULL);
+/** A filing as DisputeFiling makes it: the key held, the market locked, the dispute, the market disputed, its event. */
+const filing = (withEvent) => `SELECT nextval('bench_pick') AS mid \\gset
+BEGIN;
+SELECT hold_partner_key(1);
+SELECT id, source, slug, status, verdict FROM markets WHERE id = :mid FOR UPDATE;
+INSERT INTO disputes (market_id, status, submitter_id, submitter_name, submitter_selection, reason_text, submitted_at)
+  VALUES (:mid, 'open', 'u-1', 'Ada', 'NO', 'The source was corrected.', now()) ON CONFLICT DO NOTHING RETURNING id;
+UPDATE markets SET status = 'disputed', updated_at = now() WHERE id = :mid;
+${withEvent ? "SELECT append_market_event('dispute.filed', :mid);" : ''}
+COMMIT;
 `;
 
 async function seed(url) {
@@ -32,14 +40,12 @@ async function seed(url) {
   await query(url, 'CREATE SEQUENCE bench_pick');
 }
 
-/** The database as the previous release had it: file_dispute without the event, the NOTIFY triggers. */
+/** The database with the announcements by NOTIFY of the release before the change log: its triggers. */
 async function asBefore(url) {
   const { PublicMarketChanges1763900000000 } = requireDist('database/migrations/1763900000000-PublicMarketChanges.js');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await new PublicMarketChanges1763900000000().up({ query: (text) => client.query(text) });
-  const { rows } = await client.query("SELECT pg_get_functiondef('file_dispute'::regproc) AS def");
-  await client.query(rows[0].def.replace("PERFORM append_market_event('dispute.filed', market.id);", ''));
   await client.end();
 }
 
@@ -84,8 +90,9 @@ async function beside(url, kind) {
 async function main() {
   if (!existsSync(PGBENCH)) throw new Error(`no pgbench at ${PGBENCH} (Debian's postgresql-15 has it; BENCH_PGBENCH names another)`);
   const folder = mkdtempSync(join(tmpdir(), 'bench-change-log-'));
-  const script = join(folder, 'filing.sql');
-  writeFileSync(script, FILING);
+  const scripts = { 'change log': join(folder, 'filing.sql'), notify: join(folder, 'filing-notify.sql') };
+  writeFileSync(scripts['change log'], filing(true));
+  writeFileSync(scripts.notify, filing(false));
   const databases = {};
   for (const kind of ['change log', 'notify']) {
     databases[kind] = await provisionDatabase();
@@ -99,7 +106,7 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of round % 2 === 0 ? ['change log', 'notify'] : ['notify', 'change log']) {
         const side = await beside(databases[kind].url, kind);
-        const tps = await pgbench(databases[kind].url, script);
+        const tps = await pgbench(databases[kind].url, scripts[kind]);
         await new Promise((resolve) => setTimeout(resolve, 300));
         results[kind].push(tps);
         console.log(`  round ${round + 1}, ${kind}: ${Math.round(tps)} filings/s (${side.heard()} changes read)`);

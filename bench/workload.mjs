@@ -92,8 +92,10 @@ const REASONS = [
   'Several of our users report that the resolution source shown in the market rules is not the one used for this verdict. The rules name the primary venue first and its closing print differs from the aggregator figure quoted in the reasoning. Please re-check against the primary venue and its archived page.',
 ];
 
-export function disputeRequests(pool, keys) {
+/** Each request a distinct market; with `idempotencyKeys`, each with an Idempotency-Key of its own, as a careful partner files. */
+export function disputeRequests(pool, keys, { idempotencyKeys = false } = {}) {
   let sequence = 0;
+  const run = Math.random().toString(36).slice(2);
   return [{
     method: 'POST',
     setupRequest: (request) => {
@@ -102,7 +104,11 @@ export function disputeRequests(pool, keys) {
       return {
         ...request,
         path: '/oracle/markets/dispute/submit',
-        headers: { 'content-type': 'application/json', 'x-api-key': keys[market.source] },
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': keys[market.source],
+          ...(idempotencyKeys ? { 'idempotency-key': `bench-${run}-${n}` } : {}),
+        },
         body: JSON.stringify({
           market_id: Number(market.id),
           submitter_id: `bench-user-${n}`,

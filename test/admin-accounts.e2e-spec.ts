@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { Sql } from '../src/database/sql';
+import type { EntitySubscriberInterface } from 'typeorm';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const MASTER = 'test-master-key-0123456789abcdef';
@@ -220,19 +220,15 @@ describe('paged account listings (/admin/reviewers, /admin/partners, a partner\'
       }
     }, 30_000);
 
-    /** The plans of the statements `work` ran on the service's pool, as PostgreSQL runs them again. */
+    /** The plans of the statements `work` ran on the service's DataSource, as PostgreSQL runs them again. */
     async function plansOf(work: () => Promise<unknown>): Promise<PlanNode[]> {
-      const pool = t.app.get(Sql).pool;
       const ran: { text: string; values?: unknown[] }[] = [];
-      const query = pool.query;
-      pool.query = ((text: string, values?: unknown[], ...rest: unknown[]) => {
-        ran.push({ text, values });
-        return Reflect.apply(query, pool, [text, values, ...rest]);
-      }) as typeof pool.query;
+      const listener: EntitySubscriberInterface = { beforeQuery: (event) => void ran.push({ text: event.query, values: event.parameters as unknown[] | undefined }) };
+      t.dataSource.subscribers.push(listener);
       try {
         await work();
       } finally {
-        pool.query = query;
+        t.dataSource.subscribers.splice(t.dataSource.subscribers.indexOf(listener), 1);
       }
       const plans: PlanNode[] = [];
       for (const { text, values } of ran) {

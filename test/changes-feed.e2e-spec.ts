@@ -151,6 +151,19 @@ describe('the changes feed', () => {
     expect((await feed(a, acme.apiKey, { after: '0' })).body.data.changes).toEqual(all.slice(0, 100));
   });
 
+  it('refuses an after past the newest event it has sequenced (4000), at once even with wait_ms; the head itself is a cursor', async () => {
+    const head = await headOf();
+    const past = error(4000, 'invalid request', 'after is past the newest event');
+    for (const app of [a, b]) {
+      expect((await feed(app, acme.apiKey, { after: head })).body).toEqual(ok({ changes: [], next_after: head }));
+      expect((await feed(app, acme.apiKey, { after: head + 1 })).body).toEqual(past);
+      expect((await feed(app, globex.apiKey, { after: 99_999_999, wait_ms: 25_000 })).body).toEqual(past);
+    }
+    // Another source's event moves the head: a cursor up to it is one an answer may have given.
+    await fixtures.market('globex', { slug: 'moves-the-head' });
+    expect((await feed(b, acme.apiKey, { after: head + 1 })).body).toEqual(ok({ changes: [], next_after: head + 1 }));
+  });
+
   it('refuses what it cannot read: a missing or wrong key, bad values, unknown parameters', async () => {
     expect((await a.http.get('/oracle/markets/changes')).body).toEqual(error(4010, 'api key is required'));
     expect((await feed(a, 'sok_not-a-key')).body).toEqual(error(4011, 'invalid api key'));

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -77,8 +79,8 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
       type: 'override',
       partner_final_verdict: 'NO',
     });
-    const { AppDatabase } = await import('./support/app-database');
-    const [{ markets, admins }] = await new AppDatabase(second)
+    const { appDatabase } = await import('./support/app-database');
+    const [{ markets, admins }] = await appDatabase(second)
       .query(`SELECT (SELECT count(*)::int FROM markets) AS markets,
                      (SELECT count(*)::int FROM reviewers WHERE role = 'admin') AS admins`);
     expect({ markets, admins }).toEqual({ markets: 4, admins: 1 });
@@ -90,9 +92,9 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     const { authConfig, databaseConfig } = await import('../src/config/configuration');
     const issue = () => issueDemoKeys(databaseConfig(), authConfig());
     const app = await boot();
-    const { AppDatabase } = await import('./support/app-database');
+    const { appDatabase } = await import('./support/app-database');
     const activeKeys = async () =>
-      (await new AppDatabase(app).query('SELECT prefix FROM api_keys WHERE revoked_at IS NULL ORDER BY id')).map((row: { prefix: string }) => row.prefix);
+      (await appDatabase(app).query('SELECT prefix FROM api_keys WHERE revoked_at IS NULL ORDER BY id')).map((row: { prefix: string }) => row.prefix);
     const works = async (keys: { apiKey: string; adminKey: string }) => {
       const filed = await request(app.getHttpServer()).post('/oracle/markets/dispute/submit').set('x-api-key', keys.apiKey).send({ market_id: 987654, submitter_id: 'u', submitter_name: 'U', submitter_selection: 'NO', reason_text: 'r' });
       const listed = await request(app.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${keys.adminKey}`);
@@ -102,10 +104,10 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     expect(await works(whileRunning)).toEqual([4040, 0]);
     const before = await activeKeys();
     // The local admin's name taken by a reviewer: refused, and the partner key of the same run is not left behind.
-    await new AppDatabase(app).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
+    await appDatabase(app).query(`UPDATE reviewers SET role = 'reviewer' WHERE name = 'local-admin'`);
     await expect(issue()).rejects.toThrow('the reviewer account local-admin is not an admin');
     expect(await activeKeys()).toEqual(before);
-    await new AppDatabase(app).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
+    await appDatabase(app).query(`UPDATE reviewers SET role = 'admin' WHERE name = 'local-admin'`);
     await app.close();
 
     const whileStopped = await issue();
@@ -115,6 +117,35 @@ describe('zero-setup mode (no DATABASE_URL): embedded PostgreSQL with demo data'
     const listed = await request(again.getHttpServer()).get('/admin/reviewers').set('authorization', `Bearer ${whileStopped.adminKey}`);
     expect(listed.body.code).toBe(0);
     await again.close();
+  });
+
+  it("runs the README's Try it block as written against the printed keys, and at an error answer prints it and stops", async () => {
+    const { issueDemoKeys } = await import('../src/demo/demo-keys');
+    const { authConfig, databaseConfig } = await import('../src/config/configuration');
+    const keys = await issueDemoKeys(databaseConfig(), authConfig());
+    const app = await boot();
+    await app.listen(0, '127.0.0.1');
+    try {
+      const block = /## Try it\n\n```sh\n([\s\S]*?)```/.exec(await readFile('README.md', 'utf8'))![1];
+      // Not spawnSync: the server answering the block runs in this process.
+      const run = (apiKey: string) =>
+        new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+          const env = { PATH: process.env.PATH, HOME: dataDir, B: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`, API_KEY: apiKey, ADMIN_KEY: keys.adminKey };
+          execFile('bash', ['-c', block], { env }, (error, stdout, stderr) => done({ status: error ? Number(error.code) : 0, stdout, stderr }));
+        });
+      const refused = await run('sok_not-a-key');
+      expect(refused.stderr.split('\n').filter((line) => line !== '')).toEqual([
+        '{"code":4011,"msg":"invalid api key","detail":"invalid api key"}',
+        expect.stringMatching(/DISPUTE: parameter null or not set$/),
+      ]);
+      expect(refused.status).not.toBe(0);
+      const ran = await run(keys.apiKey);
+      expect({ status: ran.status, stderr: ran.stderr }).toEqual({ status: 0, stderr: '' });
+      expect([...ran.stdout.matchAll(/\{"code":(\d+)/g)].map((match) => Number(match[1]))).toEqual([0, 0, 0, 0, 0]);
+      expect(ran.stdout).toMatch(/"partner_final_verdict":"NO"[^]*$/);
+    } finally {
+      await app.close();
+    }
   });
 
   it('runs in a data folder whose parent is closed to other users (mode 0700), and opens it again', async () => {

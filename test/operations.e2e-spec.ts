@@ -208,7 +208,7 @@ describe('operations: health, metrics, rate limits, docs, shutdown', () => {
         expect([method, path, ok.description.includes('`4001`')]).toEqual([method, path, method === 'post']);
         const [success, error] = ok.content['application/json'].schema.oneOf;
         expect(success.properties).toMatchObject({ code: { enum: [0] }, msg: { enum: ['success'] }, data: { $ref: expect.any(String) } });
-        expect(error).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+        expect(error).toMatchObject({ title: `${operation.operationId}Error`, allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }] });
         const body = operation.requestBody?.content['application/json'].schema;
         if (body) expect(schemas[body.$ref.split('/').pop()].properties).toBeDefined();
       }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fixtures } from './support/fixtures';
+import type { Queryable } from './support/app-database';
 import pg from 'pg';
 import { fixturesOf, startTestApp, startTestAppOn, type TestApp } from './support/test-app';
 
@@ -131,7 +132,7 @@ describe('public record cache across instances', () => {
     await b.caughtUp();
     await read(a, market.slug);
     await read(b, market.slug);
-    await a.dataSource.transaction(async (manager) => {
+    await a.dataSource.transaction(async (manager: Queryable) => {
       await manager.query(`UPDATE markets SET reasoning = 'corrected by hand' WHERE id = $1`, [market.id]);
       await manager.query(`SELECT append_market_event('market.resolved', $1)`, [market.id]);
     });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source-options';
 import type { Fixtures } from './support/fixtures';
 import { createTestDatabase, fixturesOf, NO_RATE_LIMITS, startTestAppOn, type TestApp } from './support/test-app';
 
@@ -99,5 +101,42 @@ describe('read replicas, and a database that takes no writes', () => {
     }
     expect(filed.body.code).toBe(0);
     expect((await request(t.app.getHttpServer()).get('/health/ready')).status).toBe(200);
+  });
+});
+
+/** A replica far behind (a database of its own, never written: the changes feed's head 0 there), yet taken as current. */
+describe('the changes feed on a replica behind the primary', () => {
+  let primary: { url: string; drop(): Promise<void> };
+  let stale: { url: string; drop(): Promise<void> };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    [primary, stale] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    const migrations = new DataSource(dataSourceOptions({ url: stale.url, poolSize: 1, connectTimeoutMs: 5000, statementTimeoutMs: 5000 }));
+    await migrations.initialize();
+    await migrations.runMigrations();
+    await migrations.destroy();
+    t = await startTestAppOn(primary.url, { ...NO_RATE_LIMITS, DATABASE_READ_URL: stale.url });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all([primary?.drop(), stale?.drop()]);
+  });
+
+  it('refuses an after past the newest event by the primary\'s head, never the replica\'s: a cursor it gave is taken', async () => {
+    const fixtures = fixturesOf(t);
+    const partner = await fixtures.partner('lagged');
+    await fixtures.market(partner.source);
+    await fixtures.market(partner.source);
+    const [{ head }] = await t.dataSource.query('SELECT last_sequence::int AS head FROM change_log_head');
+    expect(head).toBeGreaterThanOrEqual(2);
+    const feed = (after: number) => t.http.get('/oracle/markets/changes').set('x-api-key', partner.apiKey).query({ after });
+    const replicaReads = async () => Number(/^oracle_db_reads_total\{on="replica"\} (\d+)$/m.exec(await t.metrics())?.[1] ?? NaN);
+    const before = await replicaReads();
+    expect((await feed(head)).body).toEqual({ code: 0, msg: 'success', data: { changes: [], next_after: head } });
+    expect((await feed(head - 1)).body.code).toBe(0);
+    expect((await replicaReads()) - before).toBe(2);
+    expect((await feed(head + 1)).body).toEqual({ code: 4000, msg: 'invalid request', detail: 'after is past the newest event' });
   });
 });

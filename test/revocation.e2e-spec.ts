@@ -48,6 +48,9 @@ describe('revoking a key or an account while it is in use', () => {
    * Waits until `count` of the service's statements (those whose text holds `fragment`) wait for
    * a lock; the test fails if they never do.
    */
+  /** The filing's statement that locks its market (its key is held before). */
+  const MARKET_LOCK = 'FROM markets WHERE id';
+
   async function waitingForLocks(count: number, fragment = ''): Promise<void> {
     for (let attempt = 0; attempt < 200; attempt++) {
       const [{ waiting }] = await t.dataSource.query(
@@ -105,7 +108,7 @@ describe('revoking a key or an account while it is in use', () => {
     const revoking = ['SELECT revoking_partner_key($1)', 'UPDATE api_keys SET revoked_at = now() WHERE id = $1'];
     const { filing } = await holding(revoking, [keyId], async () => {
       const answer = fileDispute(apiKey, marketId).then((response) => response);
-      await waitingForLocks(1, 'file_dispute');
+      await waitingForLocks(1, 'hold_partner_key');
       return { filing: answer };
     });
     expect((await filing).body).toEqual(error(4011, 'invalid api key'));
@@ -117,7 +120,7 @@ describe('revoking a key or an account while it is in use', () => {
     const { source, apiKey, keyId, marketId } = await resolvedMarket();
     const { filing, revocation } = await holding(['SELECT 1 FROM markets WHERE id = $1 FOR UPDATE'], [marketId], async () => {
       const filed = fileDispute(apiKey, marketId).then((response) => response);
-      await waitingForLocks(1, 'file_dispute');
+      await waitingForLocks(1, MARKET_LOCK);
       const revoked = master.delete(`/admin/partners/${source}/keys/${keyId}`).then((response) => response);
       // The revocation waits for the filing's hold on the key, which waits for the market.
       await waitingForLocks(1, 'revoking_partner_key');
@@ -136,13 +139,13 @@ describe('revoking a key or an account while it is in use', () => {
     expect((await master.post(`/admin/markets/${second.id}/resolve`, resolve)).body.code).toBe(0);
     const { earlier, revocation, later } = await holding(['SELECT 1 FROM markets WHERE id = $1 FOR UPDATE'], [first.marketId], async () => {
       const earlier = fileDispute(first.apiKey, first.marketId).then((response) => response);
-      await waitingForLocks(1, 'file_dispute');
+      await waitingForLocks(1, MARKET_LOCK);
       const revocation = master.delete(`/admin/partners/${first.source}/keys/${first.keyId}`).then((response) => response);
       await waitingForLocks(1, 'revoking_partner_key');
       // Its key is held by the earlier filing only: with row locks FOR SHARE, this one was let
       // in beside it at once and filed, ahead of the revocation.
       const later = fileDispute(first.apiKey, second.id).then((response) => response);
-      await waitingForLocks(2, 'file_dispute');
+      await waitingForLocks(1, 'hold_partner_key');
       return { earlier, revocation, later };
     });
     expect((await earlier).body.code).toBe(0);
@@ -174,7 +177,7 @@ describe('revoking a key or an account while it is in use', () => {
     const { earlier, revocation, later } = await holding(['SELECT 1 FROM disputes WHERE id = $1 FOR UPDATE'], [first.disputeId], async () => {
       // Its account held, the decision waits for the dispute's row.
       const earlier = decide(first.disputeId);
-      await waitingForLocks(1, 'submitter_selection FROM disputes');
+      await waitingForLocks(1, 'FOR UPDATE OF d');
       const revocation = master.delete(`/admin/reviewers/${reviewer.id}`).then((response) => response);
       await waitingForLocks(1, 'revoking_reviewer');
       const later = decide(second.disputeId);

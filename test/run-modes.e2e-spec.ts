@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { AppDatabase } from './support/app-database';
+import { appDatabase } from './support/app-database';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options';
 import { createTestDatabase } from './support/test-app';
 
@@ -27,7 +27,7 @@ describe('starting against DATABASE_URL', () => {
     apps = await Promise.all([createApp(), createApp()]);
     await Promise.all(apps.map((app) => app.init()));
 
-    const migrations = await new AppDatabase(apps[0]).query('SELECT name FROM schema_migrations');
+    const migrations = await appDatabase(apps[0]).query('SELECT name FROM schema_migrations');
     expect(migrations).toEqual(MIGRATIONS.map((migration) => ({ name: migration.name })));
     for (const app of apps) {
       const response = await request(app.getHttpServer()).get('/oracle/markets/public?slug=a&source=b');
@@ -36,7 +36,7 @@ describe('starting against DATABASE_URL', () => {
   });
 
   it('never creates demo data when DATABASE_URL is set', async () => {
-    const [{ count }] = await new AppDatabase(apps[0]).query('SELECT count(*)::int AS count FROM partners');
+    const [{ count }] = await appDatabase(apps[0]).query('SELECT count(*)::int AS count FROM partners');
     expect(count).toBe(0);
   });
 });

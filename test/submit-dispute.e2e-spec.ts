@@ -326,7 +326,7 @@ describe('POST /oracle/markets/dispute/submit', () => {
       // Read outside the open transaction, which would see one snapshot of pg_stat_activity.
       for (let waiting = 0; waiting === 0; ) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        const [{ count }] = await t.dataSource.query("SELECT count(*)::int AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%file_dispute%'");
+        const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO disputes%'`);
         waiting = count;
       }
       await bypass.query('COMMIT');

@@ -30,7 +30,7 @@ describe('webhook URLs with private addresses refused', () => {
     expect(await register('https://no-such-host.invalid/hook')).toEqual(invalid("url's host no-such-host.invalid does not resolve"));
     expect(await register('https://user:pw@93.184.215.14/hook')).toEqual(invalid('url must not carry a user name or password'));
     const listed = await t.http.get('/admin/partners/acme/webhooks').set('authorization', `Bearer ${MASTER}`);
-    expect(listed.body).toEqual({ code: 0, msg: 'success', data: { webhooks: [] } });
+    expect(listed.body).toEqual({ code: 0, msg: 'success', data: { webhooks: [], private_urls_allowed: false } });
   });
 
   it('takes an https URL whose host is a public address', async () => {

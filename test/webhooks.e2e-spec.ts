@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { OpenApiValidator } from './support/openapi-validator';
+import { eventually, settle } from './support/eventually';
 import { NO_RATE_LIMITS, startTestApp, type TestApp } from './support/test-app';
 import { type Received, WebhookReceiver } from './support/webhook-receiver';
 
@@ -86,13 +87,14 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
       expect(await master.get('/admin/partners/admin-routes/webhooks')).toEqual(
         ok({
           webhooks: [
-            { webhook_id: created.data.webhook_id, url, description: 'desk', created_at: created.data.created_at, disabled_at: null, last_delivery: null, pending: 0 },
-            { webhook_id: bare.data.webhook_id, url: `${url}?token=abc`, description: null, created_at: ISO, disabled_at: null, last_delivery: null, pending: 0 },
+            { webhook_id: created.data.webhook_id, url, description: 'desk', created_at: created.data.created_at, disabled_at: null, last_delivery: null, pending: 0, last_delivered_sequence: null },
+            { webhook_id: bare.data.webhook_id, url: `${url}?token=abc`, description: null, created_at: ISO, disabled_at: null, last_delivery: null, pending: 0, last_delivered_sequence: null },
           ],
+          private_urls_allowed: true,
         }),
       );
       const id = created.data.webhook_id;
-      expect(await master.post(`/admin/partners/admin-routes/webhooks/${id}/rotate-secret`)).toEqual(ok({ webhook_id: id, secret: SECRET }));
+      expect(await master.post(`/admin/partners/admin-routes/webhooks/${id}/rotate-secret`)).toEqual(ok({ webhook_id: id, secret: SECRET, previous_secret_expires_at: ISO }));
       expect(await master.post(`/admin/partners/admin-routes/webhooks/${id}/redeliver`, { after: '0' })).toEqual(ok({ queued: 0 }));
       expect(await master.delete(`/admin/partners/admin-routes/webhooks/${id}`)).toEqual(ok({ webhook_id: id, deleted_at: ISO }));
       expect((await master.get('/admin/partners/admin-routes/webhooks')).data.webhooks.map((hook: { webhook_id: number }) => hook.webhook_id)).toEqual([bare.data.webhook_id]);
@@ -194,6 +196,7 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
       for (const request of requests) expect(schemas.conforms('WebhookEvent', JSON.parse(request.body))).toBe(true);
       for (const request of requests) {
         expect(request.headers['content-type']).toBe('application/json');
+        expect(request.headers['user-agent']).toBe('settlement-oracle-webhooks/1');
         expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
         expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       }
@@ -263,6 +266,14 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
       await partner('rotate');
       const { webhook_id: id, secret: old } = await register('rotate', '/rotate');
       const rotated = await master.post(`/admin/partners/rotate/webhooks/${id}/rotate-secret`);
+      expect(rotated).toEqual(ok({ webhook_id: id, secret: SECRET, previous_secret_expires_at: ISO }));
+      // The time the old secret stops signing, as stored: 24 hours after the rotation.
+      const [{ until, hours }] = await t.dataSource.query(
+        "SELECT previous_secret_until AS until, extract(epoch FROM previous_secret_until - now()) / 3600 AS hours FROM webhooks WHERE id = $1",
+        [id],
+      );
+      expect(Math.abs(Date.parse(rotated.data.previous_secret_expires_at) - (until as Date).getTime())).toBeLessThan(1);
+      expect(Number(hours)).toBeGreaterThan(23.9);
       await master.post('/admin/markets', { source: 'rotate', slug: 'after-rotation' });
       const [request] = await receiver.waitFor(1, at('/rotate'));
       const signatures = request.headers['webhook-signature'].split(' ');
@@ -323,21 +334,5 @@ function isVerified(body: string, headers: Record<string, string>, secret: strin
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Long enough for any delivery already on its way to arrive. */
-const settle = (ms = 2_000) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Retries `check` until it passes, for up to `ms` (10 s). */
-async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (failure) {
-      if (Date.now() > deadline) throw failure;
-      await settle(200);
-    }
   }
 }

@@ -1,7 +1,6 @@
 // The built service, three times: `node <start:prod's flags> dist/main.js`, each instance with
 // its own PORT and METRICS_PORT, behind the balancer.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { balancerServers } from './haproxy.mjs';
@@ -13,23 +12,6 @@ const MAIN = join(REPO_ROOT, 'dist', 'main.js');
 export const SHUTDOWN_DELAY_MS = 1_000;
 export const SHUTDOWN_GRACE_MS = 3_000;
 const READY_TIMEOUT_MS = 60_000;
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/** `npm run build` when dist/ is missing or older than src/. */
-export function ensureBuilt() {
-  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestMtime(join(REPO_ROOT, 'src'))) return;
-  console.log('dist/ is missing or older than src/: npm run build');
-  const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-  const build = spawnSync(npm[0], [...npm[1], 'run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build failed');
-}
 
 /** The Node flags production runs the service with: those of package.json's start:prod. */
 function productionFlags() {

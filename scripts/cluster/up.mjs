@@ -7,7 +7,8 @@ import { stopCluster } from './down.mjs';
 import { prepareFolders } from './folders.mjs';
 import { startHaproxy } from './haproxy.mjs';
 import { httpJson } from './http.mjs';
-import { ensureBuilt, spawnInstance, waitBalancer, waitInstanceReady } from './instances.mjs';
+import { ensureBuilt } from '../ensure-built.mjs';
+import { spawnInstance, waitBalancer, waitInstanceReady } from './instances.mjs';
 import { startPgBouncer } from './pgbouncer.mjs';
 import { freePorts } from './ports.mjs';
 import { createPrimary, createReplica, serverQuery, waitStreaming } from './postgres.mjs';
@@ -33,7 +34,7 @@ export async function startCluster(options = {}) {
   const dir = clusterDir(options.dir);
   if (stateExists(dir) && ownedPids(dir).length > 0) throw new AlreadyRunning(loadState(dir));
   await stopCluster(dir); // what a crashed or killed earlier run left
-  ensureBuilt();
+  await ensureBuilt();
   await mkdir(dir, { recursive: true });
   const folders = await prepareFolders(dir);
   const [primary, replica, pgbouncer, redis, balancer, balancerAdmin, primaryAddress, ...rest] = await freePorts(7 + 2 * INSTANCE_COUNT, options.portBase);

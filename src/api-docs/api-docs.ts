@@ -1,8 +1,10 @@
 import { type INestApplication, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_KEY_SCHEME, PARTNER_KEY_SCHEME } from '../auth/access.decorators';
 import { ErrorCatalogue } from '../common/error-catalogue';
 import { finishDocument } from './finish-document';
+import { describeAnswers } from './operation-answers';
 import { WebhookEvent } from '../webhooks/webhooks.schema';
 
 const ERROR_TABLE = [
@@ -43,7 +45,8 @@ const WEBHOOKS = {
         'otherwise it is retried 12–24 s later, then after delays doubling up to an hour, then hourly: 33 attempts over 24.7 to 25.7 hours, then ' +
         'given up (the event stays in the feed). Redirects are not followed; at most 64 KiB of an answer is read. Tell retries apart by ' +
         '`webhook-id`, which is the same on every attempt; events may arrive out of order (retries, two attempts at once): ' +
-        '`data.sequence` orders them.',
+        '`data.sequence` orders them. Sent with `User-Agent: settlement-oracle-webhooks/1`; verify the signature on the body\'s bytes as ' +
+        'received (parsed and serialized again, they differ).',
       security: [],
       parameters: [
         header('webhook-id', '^evt_[0-9]+$', 'The event\'s id (`evt_<sequence>`), the same on every attempt and redelivery'),
@@ -60,8 +63,8 @@ const WEBHOOKS = {
   },
 };
 
-/** The OpenAPI document at /docs-json and its UI at /docs. */
-export function setUpApiDocs(app: INestApplication): void {
+/** The OpenAPI document at /docs-json and its UI at /docs; `controllers` to describe each route's answers from its metadata. */
+export function setUpApiDocs(app: INestApplication, controllers: Function[]): void {
   const config = new DocumentBuilder()
     .setTitle('Settlement oracle API')
     .setDescription(DESCRIPTION)
@@ -77,6 +80,10 @@ export function setUpApiDocs(app: INestApplication): void {
     ...SwaggerModule.createDocument(app, config, { operationIdFactory: publishedOperationId, extraModels: [WebhookEvent] }),
     webhooks: WEBHOOKS,
   } as OpenAPIObject);
+  const routes = controllers.flatMap((controller) =>
+    Object.getOwnPropertyNames(controller.prototype).map((method) => ({ controller, method, operationId: publishedOperationId(controller.name, method) })),
+  );
+  describeAnswers(document, routes);
   // A reference only: no "Try it out", so the page never takes a key (clients call the API themselves).
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
@@ -90,13 +97,15 @@ export function setUpApiDocs(app: INestApplication): void {
 export class ApiDocsRoutes implements OnModuleInit {
   private app?: INestApplication;
 
+  constructor(private readonly discovery: DiscoveryService) {}
+
   /** The application whose docs to mount (createApp; the application is not injectable). */
   attach(app: INestApplication): void {
     this.app = app;
   }
 
   onModuleInit(): void {
-    if (this.app) setUpApiDocs(this.app);
+    if (this.app) setUpApiDocs(this.app, this.discovery.getControllers().map((wrapper) => wrapper.metatype as Function));
   }
 }
 

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { isDeadlock } from '../database/database-errors';
 import { Sql, type Transaction } from '../database/sql';
+import type { AuditAction } from './audit-actions';
 import type { AuditEvent } from './audit-event.schema';
-import { AuditRepository } from './audit.repository';
+import { type AuditFilter, AuditRepository } from './audit.repository';
 
 /** Who writes: a reviewer account, or the master key (no account, id null). */
 export interface AuditActor {
@@ -12,7 +13,7 @@ export interface AuditActor {
 }
 
 export interface AuditEntry {
-  action: string;
+  action: AuditAction;
   target: string;
   /** Never a key or any other secret. */
   details?: Record<string, unknown>;
@@ -58,9 +59,9 @@ export class AuditTrail {
     });
   }
 
-  /** Newest first. */
-  async list(page: { beforeId?: string; limit: number }): Promise<{ events: AuditEvent[]; hasMore: boolean }> {
-    const rows = await this.repository.page(page.beforeId ?? null, page.limit + 1);
+  /** Newest first, only the events every filter given matches. */
+  async list(page: { beforeId?: string; limit: number; filter?: AuditFilter }): Promise<{ events: AuditEvent[]; hasMore: boolean }> {
+    const rows = await this.repository.page(page.filter ?? {}, page.beforeId ?? null, page.limit + 1);
     return {
       events: rows.slice(0, page.limit).map(({ id, ...event }) => ({ id: Number(id), ...event })),
       hasMore: rows.length > page.limit,

@@ -5,7 +5,7 @@ import { NoBody, NoQuery } from '../common/no-fields';
 import { PageQueryDto } from '../common/page-query.dto';
 import { ParseIdPipe } from '../common/validation';
 import { RateLimit } from '../rate-limits/rate-limits';
-import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
+import { ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './accounts.dto';
 import { CreatedReviewer, ReviewerList, RevokedReviewer, SignedInAccount } from './accounts.schema';
 import { AdminAccounts } from './admin-accounts';
@@ -29,7 +29,7 @@ export class AccountsController {
 
   @Get('me')
   @Admin('reviewer')
-  @ApiEnvelope(SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)', ADMIN_READ)
+  @ApiEnvelope(SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)')
   me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
     return this.accounts.accountOf(actor);
   }
@@ -38,14 +38,14 @@ export class AccountsController {
   @JsonBody()
   @HttpCode(200)
   @Admin('admin')
-  @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
+  @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', ['ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.accounts.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
   @Admin('admin')
-  @ApiEnvelope(ReviewerList, 'List reviewer accounts, oldest first', ADMIN_READ)
+  @ApiEnvelope(ReviewerList, 'List reviewer accounts, oldest first')
   async listReviewers(@Query() query: PageQueryDto) {
     const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { reviewers: page.items, next_cursor: nextPageCursor(page) };
@@ -54,7 +54,7 @@ export class AccountsController {
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
   @Admin('admin')
-  @ApiEnvelope(RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', [...ADMIN_READ, 'REVIEWER_NOT_FOUND'])
+  @ApiEnvelope(RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', ['REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.accounts.revokeReviewer(actor, id);
   }
@@ -63,14 +63,14 @@ export class AccountsController {
   @JsonBody()
   @HttpCode(200)
   @Admin('admin')
-  @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', [...ADMIN_WRITE, 'ALREADY_EXISTS'])
+  @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', ['ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.accounts.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
   @Admin('admin')
-  @ApiEnvelope(PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`, ADMIN_READ)
+  @ApiEnvelope(PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { partners: page.items, next_cursor: nextPageCursor(page) };
@@ -79,7 +79,7 @@ export class AccountsController {
   @Get('partners/:source/keys')
   @ApiSourceParam()
   @Admin('admin')
-  @ApiEnvelope(PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', [...ADMIN_READ, 'PARTNER_NOT_FOUND'])
+  @ApiEnvelope(PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', ['PARTNER_NOT_FOUND'])
   async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
     const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
     return { keys: page.items, next_cursor: nextPageCursor(page) };
@@ -90,7 +90,7 @@ export class AccountsController {
   @ApiSourceParam()
   @HttpCode(200)
   @Admin('admin')
-  @ApiEnvelope(IssuedKey, 'Issue another API key for a partner (shown once)', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND'])
+  @ApiEnvelope(IssuedKey, 'Issue another API key for a partner (shown once)', ['PARTNER_NOT_FOUND'])
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
     return this.accounts.issueKey(actor, source);
@@ -100,7 +100,7 @@ export class AccountsController {
   @ApiSourceParam()
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
   @Admin('admin')
-  @ApiEnvelope(RevokedKey, 'Revoke a partner API key', [...ADMIN_READ, 'PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
+  @ApiEnvelope(RevokedKey, 'Revoke a partner API key', ['PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(
     @CurrentActor() actor: AdminActor,
     @Param('source') source: string,

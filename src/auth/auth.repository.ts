@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
+import { IsNull, type Repository } from 'typeorm';
 import type { CaselessNameSkeletons } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, type Page, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
-import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { raw, Sql, sql, type Statement, type Transaction } from '../database/sql';
 import { likeContaining, rfc3339 } from '../database/sql-fragments';
 import type { Reviewer as ReviewerItem } from './accounts.schema';
 import type { AdminRole } from './admin-role';
+import { ApiKey } from './api-key.entity';
+import { PartnerAccount } from './partner-account.entity';
 import { PARTNER_LISTED_KEYS, type Partner as PartnerItem, type PartnerKeyDetail } from './partners.schema';
+import { ReviewerAccount } from './reviewer-account.entity';
 
 /** The holder of a valid (unrevoked) key, found by the key's hash. */
 export interface KeyHolder {
@@ -24,7 +29,8 @@ export interface Partner {
   name: string;
 }
 
-export interface ApiKey {
+/** A key as its revocation reads it, under its row lock. */
+export interface LockedKey {
   id: string;
   prefix: string;
   revokedAt: Date | null;
@@ -72,35 +78,34 @@ export class AuthRepository {
     { cache: false, maxBatchSize: KEY_LOOKUP_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
   );
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    @InjectRepository(PartnerAccount) private readonly partners: Repository<PartnerAccount>,
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    @InjectRepository(ReviewerAccount) private readonly reviewers: Repository<ReviewerAccount>,
+  ) {}
 
   keyHolder(hash: string): Promise<KeyHolder | undefined> {
     return this.holders.load(hash);
   }
 
   async touchKey(keyId: string): Promise<void> {
-    await this.sql.rows(sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`);
+    await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
-  async partner(tx: Transaction, source: string): Promise<Partner | undefined> {
-    const [partner] = await this.sql.rows(sql<Partner>`SELECT id, source, name FROM partners WHERE source = ${source} LIMIT 1`, tx);
-    return partner;
+  partner(tx: Transaction, source: string): Promise<Partner | null> {
+    return tx.withRepository(this.partners).findOne({ select: { id: true, source: true, name: true }, where: { source } });
   }
 
-  async countPartners(): Promise<number> {
-    const [{ count }] = await this.sql.rows(sql<{ count: number }>`SELECT count(*)::int AS count FROM partners`);
-    return count;
+  countPartners(): Promise<number> {
+    return this.partners.count();
   }
 
   /** A new partner: 4093 when its source or name, or their skeletons, are another's. */
   async insertPartner(tx: Transaction, partner: { source: string; name: string; sourceSkeleton: string; nameSkeleton: string }): Promise<Partner> {
     try {
-      const [inserted] = await this.sql.rows(
-        sql<Partner>`INSERT INTO partners (source, name, source_skeleton, name_skeleton)
-          VALUES (${partner.source}, ${partner.name}, ${partner.sourceSkeleton}, ${partner.nameSkeleton}) RETURNING id, source, name`,
-        tx,
-      );
-      return inserted;
+      const { identifiers } = await tx.withRepository(this.partners).insert(partner);
+      return { id: String(identifiers[0].id), source: partner.source, name: partner.name };
     } catch (error) {
       if (isUniqueViolation(error, 'uq_partners_source', 'uq_partners_source_skeleton')) throw PARTNER_SOURCE_TAKEN;
       if (isUniqueViolation(error, 'uq_partners_name_skeleton')) throw PARTNER_NAME_TAKEN;
@@ -108,31 +113,33 @@ export class AuthRepository {
     }
   }
 
+  /** An expression holding key `keyId` until its transaction commits; false once it is revoked (hold_partner_key, credential-holds.functions.ts). */
+  keyHold(keyId: string): Statement {
+    return sql`hold_partner_key(${keyId})`;
+  }
+
   /** On the primary: a revocation is read there first. */
-  async keyIsActive(keyId: string): Promise<boolean> {
-    return (await this.sql.rows(sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL`)).length > 0;
+  keyIsActive(keyId: string): Promise<boolean> {
+    return this.keys.existsBy({ id: keyId, revokedAt: IsNull() });
   }
 
   async insertKey(tx: Transaction, partnerId: string, key: StoredKey): Promise<string> {
-    const [{ id }] = await this.sql.rows(
-      sql<{ id: string }>`INSERT INTO api_keys (partner_id, key_hash, prefix) VALUES (${partnerId}, ${key.hash}, ${key.prefix}) RETURNING id`,
-      tx,
-    );
-    return id;
+    const { identifiers } = await tx.withRepository(this.keys).insert({ partnerId, keyHash: key.hash, prefix: key.prefix });
+    return String(identifiers[0].id);
   }
 
   /** Key `keyId` of partner `partnerId`, locked, once the filings in progress with it have committed (FairCredentialHolds). */
-  async lockKeyForRevocation(tx: Transaction, partnerId: string, keyId: string): Promise<ApiKey | undefined> {
+  async lockKeyForRevocation(tx: Transaction, partnerId: string, keyId: string): Promise<LockedKey | undefined> {
     await this.sql.rows(sql`SELECT revoking_partner_key(${keyId})`, tx);
     const [key] = await this.sql.rows(
-      sql<ApiKey>`SELECT id, prefix, revoked_at AS "revokedAt" FROM api_keys WHERE id = ${keyId} AND partner_id = ${partnerId} LIMIT 1 FOR UPDATE`,
+      sql<LockedKey>`SELECT id, prefix, revoked_at AS "revokedAt" FROM api_keys WHERE id = ${keyId} AND partner_id = ${partnerId} LIMIT 1 FOR UPDATE`,
       tx,
     );
     return key;
   }
 
   async revokeKey(tx: Transaction, keyId: string, at: Date): Promise<void> {
-    await this.sql.rows(sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${keyId}`, tx);
+    await tx.withRepository(this.keys).update({ id: keyId }, { revokedAt: at });
   }
 
   /** Partners in registration order after `afterId`, `contains` in source or name (literally), each with its newest keys. */
@@ -168,23 +175,23 @@ export class AuthRepository {
     return (await this.sql.readRows(sql`SELECT 1 FROM partners WHERE source = ${source}`)).length > 0;
   }
 
-  async accountByKey(hash: string): Promise<Pick<Reviewer, 'id' | 'name' | 'role'> | undefined> {
-    const [account] = await this.sql.rows(
-      sql<Pick<Reviewer, 'id' | 'name' | 'role'>>`SELECT id, name, role FROM reviewers WHERE key_hash = ${hash} AND revoked_at IS NULL`,
-    );
-    return account;
+  accountByKey(hash: string): Promise<Pick<Reviewer, 'id' | 'name' | 'role'> | null> {
+    return this.reviewers.findOne({ select: { id: true, name: true, role: true }, where: { keyHash: hash, revokedAt: IsNull() } });
   }
 
   /** A new account: 4093 when its name, in any letter case or as read, is another's. */
   async insertReviewer(tx: Transaction, reviewer: { name: string; skeletons: CaselessNameSkeletons; role: AdminRole; key: StoredKey }): Promise<Reviewer> {
+    const { name, skeletons, role, key } = reviewer;
     try {
-      const [inserted] = await this.sql.rows(
-        sql<Reviewer>`INSERT INTO reviewers (name, name_skeleton, name_written_skeleton, role, key_hash, prefix)
-          VALUES (${reviewer.name}, ${reviewer.skeletons.caseless}, ${reviewer.skeletons.written}, ${reviewer.role}, ${reviewer.key.hash}, ${reviewer.key.prefix})
-          RETURNING id, name, role, prefix, revoked_at AS "revokedAt"`,
-        tx,
-      );
-      return inserted;
+      const { identifiers } = await tx.withRepository(this.reviewers).insert({
+        name,
+        role,
+        nameSkeleton: skeletons.caseless,
+        nameWrittenSkeleton: skeletons.written,
+        keyHash: key.hash,
+        prefix: key.prefix,
+      });
+      return { id: String(identifiers[0].id), name, role, prefix: key.prefix, revokedAt: null };
     } catch (error) {
       if (isUniqueViolation(error, 'uq_reviewers_name_skeleton', 'uq_reviewers_name_written_skeleton', 'uq_reviewers_name')) throw REVIEWER_NAME_TAKEN;
       throw error;
@@ -202,7 +209,7 @@ export class AuthRepository {
   }
 
   async revokeReviewer(tx: Transaction, id: string, at: Date): Promise<void> {
-    await this.sql.rows(sql`UPDATE reviewers SET revoked_at = ${at} WHERE id = ${id}`, tx);
+    await tx.withRepository(this.reviewers).update({ id }, { revokedAt: at });
   }
 
   /** Admin `name` re-keyed and unrevoked, or created when there is none; undefined when the name is a reviewer's, not an admin's. */

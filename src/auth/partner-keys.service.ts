@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import type { Page } from '../database/bounded-page';
-import type { Transaction } from '../database/sql';
-import { type ApiKey, AuthRepository, type Partner } from './auth.repository';
+import type { Statement, Transaction } from '../database/sql';
+import { AuthRepository, type LockedKey, type Partner } from './auth.repository';
 import { generateKey } from './key-hashing';
 import type { Partner as PartnerItem, PartnerKeyDetail } from './partners.schema';
 
@@ -40,6 +40,11 @@ export class PartnerKeysService {
   /** Whether key `keyId` still works (a request it authenticated may outlive its revocation: a long poll). */
   keyIsActive(keyId: string): Promise<boolean> {
     return this.repository.keyIsActive(keyId);
+  }
+
+  /** A boolean expression holding key `keyId` until its transaction commits (its revocation waits for the write): false once it is revoked (4011). */
+  keyHold(keyId: string): Statement {
+    return this.repository.keyHold(keyId);
   }
 
   /** The partner owning `source` (4042 when there is none). */
@@ -89,7 +94,7 @@ export class PartnerKeysService {
   }
 
   /** Idempotent (`revokedNow` false if it already was); on every instance, no filing made with the key commits after. */
-  async revokeKey(tx: Transaction, partnerId: string, keyId: string): Promise<{ key: ApiKey; revokedNow: boolean }> {
+  async revokeKey(tx: Transaction, partnerId: string, keyId: string): Promise<{ key: LockedKey; revokedNow: boolean }> {
     const key = await this.repository.lockKeyForRevocation(tx, partnerId, keyId);
     if (!key) throw new ApiError(ErrorCatalogue.API_KEY_NOT_FOUND);
     if (key.revokedAt) return { key, revokedNow: false };

@@ -23,7 +23,7 @@ export const CHANGE_LOG_POLL_FUNCTION = `
     IF pg_try_advisory_xact_lock(${ADVISORY_LOCKS.changeLogSequencer}) THEN
       WITH pending AS (
         SELECT e.id, row_number() OVER (ORDER BY e.id) AS n FROM market_events e
-        WHERE e.sequence IS NULL AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+        WHERE e.sequence IS NULL AND e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
         ORDER BY e.id LIMIT ${SEQUENCE_BATCH}
       ), sequenced AS (
         UPDATE market_events e SET sequence = h.last_sequence + p.n, sequenced_lsn = pg_current_wal_lsn()

@@ -5,6 +5,12 @@ import { rfc3339 } from '../database/sql-fragments';
 import type { ChangeEvent, ChangeType, PolledChanges } from './change-event';
 import { APPENDED_EVENT_ID } from './change-log.functions';
 
+export interface FeedPage<Market> {
+  deleted_through: string;
+  last_sequence: string;
+  changes: ChangeEvent<Market>[];
+}
+
 /** The change log's SQL (the functions it calls: change-log.functions.ts). */
 @Injectable()
 export class ChangeLogRepository {
@@ -44,6 +50,12 @@ export class ChangeLogRepository {
     await this.sql.rows(sql`DELETE FROM change_log_readers WHERE instance = ${reader} OR polled_at < now() - interval '1 day'`);
   }
 
+  /** The id of the newest event committed now (null: none kept). */
+  async newestEventId(): Promise<string | null> {
+    const [{ id }] = await this.sql.rows(sql<{ id: string | null }>`SELECT max(id)::text AS id FROM market_events`);
+    return id;
+  }
+
   /** In `tx`: the event of a change to market `marketId`, with its record as the transaction leaves it; its id. */
   async append(tx: Transaction, type: ChangeType, marketId: string): Promise<string> {
     const [{ id }] = await this.sql.rows(
@@ -53,10 +65,10 @@ export class ChangeLogRepository {
     return id;
   }
 
-  /** Up to `limit` of a source's events after `after`, and the last sequence deleted. */
-  async feed<Market>(source: string, after: string, limit: number): Promise<{ deleted_through: string; changes: ChangeEvent<Market>[] }> {
-    const [row] = await this.sql.readRows(sql<{ deleted_through: string; changes: ChangeEvent<Market>[] }>`
-      SELECT h.deleted_through, COALESCE((
+  /** Up to `limit` of a source's events after `after`, the last sequence deleted, and the last sequenced (as the server read, perhaps a replica, has them). */
+  async feed<Market>(source: string, after: string, limit: number): Promise<FeedPage<Market>> {
+    const [row] = await this.sql.readRows(sql<FeedPage<Market>>`
+      SELECT h.deleted_through, h.last_sequence, COALESCE((
         SELECT json_agg(json_build_object(
           'id', 'evt_' || e.sequence, 'sequence', e.sequence, 'type', e.type,
           'occurred_at', ${raw(rfc3339('e.occurred_at'))}, 'market', e.market) ORDER BY e.sequence)
@@ -64,6 +76,12 @@ export class ChangeLogRepository {
       ), '[]'::json) AS changes
       FROM change_log_head h`);
     return row;
+  }
+
+  /** The last sequence given to an event, on the primary: a replica's may lag. */
+  async head(): Promise<string> {
+    const [{ last_sequence: head }] = await this.sql.rows(sql<{ last_sequence: string }>`SELECT last_sequence FROM change_log_head`);
+    return head;
   }
 
   /** One instance at a time; the head keeps the last sequence deleted (a cursor below it has lost events: 4102). */

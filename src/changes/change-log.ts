@@ -8,6 +8,7 @@ import type { Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChangeType, LoggedChange, PolledChanges } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
+import type { MarketKey } from './revealed-change';
 
 const POLL_LIMIT = 1_000;
 /** A poll asks for events after this to learn only the head. */
@@ -116,6 +117,12 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   /** In `tx`: the event of a change to market `marketId`; its id. */
   append(tx: Transaction, type: ChangeType, marketId: string): Promise<string> {
     return this.repository.append(tx, type, marketId);
+  }
+
+  /** Before an answer that reveals a committed change to `market` (a replayed filing, 4091, 4092): as written() for the newest event committed now, which is that change's or later. */
+  async acknowledge(market: MarketKey): Promise<void> {
+    const eventId = await this.repository.newestEventId();
+    if (eventId !== null) await this.written(market.source, market.slug, eventId);
   }
 
   /** After `eventId`'s transaction committed, before answering: polls until it is sequenced, then waits until every other live instance has read it. */

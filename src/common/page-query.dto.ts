@@ -3,7 +3,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { CURSOR_PATTERN, NOT_A_CURSOR } from './cursor';
-import { NON_EMPTY_PATTERN, StorableText, TextLength, textMessage } from './validation';
+import { YEARS_0001_TO_9999 } from './rfc3339';
+import { IsRfc3339, NON_EMPTY_PATTERN, StorableText, TEXT_PATTERN, TextLength, textMessage, Trim } from './validation';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value);
 
@@ -16,6 +17,21 @@ export const SearchText = (max: number) =>
     TextLength(1, max, { message: textMessage(max) }),
     StorableText(),
   );
+
+/** An optional filter matched exactly: trimmed, then 1 to `max` characters, storable. */
+export const ExactText = (max: number) =>
+  applyDecorators(
+    ApiProperty({ type: 'string', minLength: 1, maxLength: max, pattern: TEXT_PATTERN, required: false }),
+    IsOptional(),
+    Trim(),
+    IsString({ message: textMessage(max) }),
+    TextLength(1, max, { message: textMessage(max) }),
+    StorableText(),
+  );
+
+/** An optional RFC 3339 timestamp (a body's or a listing's bound). */
+export const OptionalTimestamp = () =>
+  applyDecorators(ApiProperty({ type: 'string', format: 'date-time', pattern: YEARS_0001_TO_9999, required: false }), IsOptional(), IsRfc3339());
 
 export class PageQueryDto {
   /**

@@ -1,5 +1,6 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
 import { type Environment, validateEnvironment } from './environment';
+import { LOOPBACK } from './listening';
 import { itemsOf } from './variables';
 
 let validated: { raw: string; environment: Environment } | undefined;
@@ -15,6 +16,8 @@ export const httpConfig = registerAs('http', () => {
   const e = environment();
   return {
     port: e.PORT,
+    /** undefined: every interface, as a server in a container must listen. */
+    host: e.HOST ?? (e.DATABASE_URL === undefined ? LOOPBACK : undefined),
     metricsPort: e.METRICS_PORT,
     trustProxy: e.TRUST_PROXY,
     corsOrigins: itemsOf(e.CORS_ORIGINS),

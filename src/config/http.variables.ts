@@ -1,7 +1,10 @@
+import { isIP } from 'node:net';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import { isTrustProxySetting } from './trust-proxy';
-import { IntVariable, emptyToUndefined, isOrigin, itemsOf, toInt } from './variables';
+import { IntVariable, emptyToUndefined, isOrigin, itemsOf, toInt, trimmedOrUndefined } from './variables';
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** The variables of the HTTP listeners, their deadlines, proxies, CORS and shutdown. */
 export class HttpVariables {
@@ -10,6 +13,18 @@ export class HttpVariables {
   @Min(1, { message: 'must be an integer from 1 to 65535' })
   @Max(65535, { message: 'must be an integer from 1 to 65535' })
   PORT = 3000;
+
+  /** The address both listeners take; unset: loopback in the zero-setup mode, every interface with DATABASE_URL (httpConfig). */
+  @Transform(trimmedOrUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isListenAddress',
+    validator: {
+      validate: (value) => typeof value === 'string' && (isIP(value) !== 0 || HOST_NAME.test(value)),
+      defaultMessage: () => 'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name of this machine',
+    },
+  })
+  HOST?: string;
 
   /** The listener of GET /metrics, apart from the public port (0: a port the system chooses, logged). */
   @Transform(toInt)

@@ -1,1 +1,1 @@
-export declare function nodeVersionProblem(from: string, version?: string): string | null;
+export declare function nodeVersionProblem(from: string, version?: string, host?: { platform: string; arch: string; shell?: string }): string | null;

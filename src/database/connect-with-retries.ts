@@ -6,7 +6,7 @@ const ATTEMPTS = 10;
 const DELAY_MS = 2000;
 
 /** Answers of a server (or a pooler) that will not change by waiting: refusals, reported as such at once. */
-const REFUSALS = /^(08P01|28|3D000|42501)/;
+export const CONNECTION_REFUSALS = /^(08P01|28|3D000|42501)/;
 
 /** Waits for a database not up yet (instances often start beside it); refusals are not retried. The StartupError names it, never its password. */
 export async function connectWithRetries<T>(url: string, connect: () => Promise<T>, warn: (message: string) => void): Promise<T> {
@@ -17,7 +17,7 @@ export async function connectWithRetries<T>(url: string, connect: () => Promise<
     } catch (error) {
       const reason = reasonOf(error);
       const code = (error as { code?: unknown })?.code;
-      if (typeof code === 'string' && REFUSALS.test(code)) {
+      if (typeof code === 'string' && CONNECTION_REFUSALS.test(code)) {
         throw new StartupError(`the database at ${where} refused the connection: ${reason} (${hintFor(reason)})`);
       }
       if (!isDatabaseUnavailable(error) || attempt === ATTEMPTS) {

@@ -1,4 +1,3 @@
-import type { PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-InitialSchema';
 import { ReviewBackOffice1763800000000 } from './migrations/1763800000000-ReviewBackOffice';
@@ -16,6 +15,10 @@ import { PartnerKeysNewestFirst1764900000000 } from './migrations/1764900000000-
 import { ChangeLogReaders1764950000000 } from './migrations/1764950000000-ChangeLogReaders';
 import { Webhooks1765000000000 } from './migrations/1765000000000-Webhooks';
 import { ReviewerNamesAsWritten1765100000000 } from './migrations/1765100000000-ReviewerNamesAsWritten';
+import { ChangeLogPortableTypes1765200000000 } from './migrations/1765200000000-ChangeLogPortableTypes';
+import { FilingInTypeScript1765300000000 } from './migrations/1765300000000-FilingInTypeScript';
+import { AuditTrailFilters1796411316985 } from './migrations/1796411316985-AuditTrailFilters';
+import { WebhookLastDelivered1796411404699 } from './migrations/1796411404699-WebhookLastDelivered';
 import { ADVISORY_LOCKS } from './advisory-locks';
 
 // An explicit list, not a glob: the same options load under the compiled app, the TypeORM CLI
@@ -37,6 +40,10 @@ export const MIGRATIONS = [
   ChangeLogReaders1764950000000,
   Webhooks1765000000000,
   ReviewerNamesAsWritten1765100000000,
+  ChangeLogPortableTypes1765200000000,
+  FilingInTypeScript1765300000000,
+  AuditTrailFilters1796411316985,
+  WebhookLastDelivered1796411404699,
 ];
 
 export interface DatabaseSettings {
@@ -48,35 +55,47 @@ export interface DatabaseSettings {
 
 // Fails fast when the database is gone (5030). Server timeouts are the role's defaults (sessionDefaults): a pooler
 // refuses them as startup parameters, and a SET would be session state on a pooled connection.
-export function poolOptions(settings: DatabaseSettings): PoolConfig {
+function poolExtras(statementTimeoutMs: number): Record<string, unknown> {
   return {
-    connectionString: settings.url,
-    application_name: 'settlement-oracle',
-    max: settings.poolSize,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    query_timeout: settings.statementTimeoutMs + 500,
+    query_timeout: statementTimeoutMs + 500,
     // A connection to a server that vanished (a failover) is found dead within seconds, not hours.
     keepAlive: true,
     keepAliveInitialDelayMillis: 5_000,
   };
 }
 
-/** TypeORM's options, for the migrations only (shared with ormconfig.ts): the service runs its SQL on its own pool. */
-export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions {
-  const { connectionString, application_name, max, ...extra } = poolOptions(settings);
+/** The DataSource's options (the app's, through TypeOrmModule, and the TypeORM CLI's in ormconfig.ts): its pool, entities and migrations. */
+export function dataSourceOptions(settings: DatabaseSettings, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   return {
     type: 'postgres',
-    url: connectionString,
+    url: settings.url,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    applicationName: application_name,
+    installExtensions: false,
+    applicationName: 'settlement-oracle',
     connectTimeoutMS: settings.connectTimeoutMs,
-    poolSize: max,
-    extra,
+    poolSize: settings.poolSize,
+    extra: poolExtras(settings.statementTimeoutMs),
+  };
+}
+
+/** A read replica's (ReadReplicas): reads only, no schema. */
+export function replicaOptions(url: string, poolSize: number, timeoutMs: number): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    synchronize: false,
+    logging: false,
+    installExtensions: false,
+    applicationName: 'settlement-oracle-reads',
+    connectTimeoutMS: timeoutMs,
+    poolSize,
+    extra: poolExtras(timeoutMs - 500),
   };
 }
 
@@ -97,7 +116,7 @@ export function sessionDefaults(statementTimeoutMs: number): string {
 export const MIGRATION_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
 /** DATABASE_DIRECT_URL, PostgreSQL itself (a pooler would break the migrations' lock): timeouts as startup parameters. */
-export function migrationOptions(url: string, connectTimeoutMs: number): DataSourceOptions {
-  const options = dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS });
+export function migrationOptions(url: string, connectTimeoutMs: number, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  const options = dataSourceOptions({ url, poolSize: 2, connectTimeoutMs, statementTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS }, entities);
   return { ...options, extra: { ...options.extra, statement_timeout: MIGRATION_STATEMENT_TIMEOUT_MS, lock_timeout: MIGRATION_STATEMENT_TIMEOUT_MS } } as DataSourceOptions;
 }

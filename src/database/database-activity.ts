@@ -1,6 +1,9 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type AfterQueryEvent, type EntitySubscriberInterface } from 'typeorm';
 import { isDatabaseUnavailable, isPoolWaitTimeout } from './database-errors';
 
-/** pg-pool reports a silent database and an instance outrunning its pool alike; when the database last answered tells them apart: 5030, or 5031 with Retry-After. */
+/** When the database last answered a statement, from every statement TypeORM runs (a transaction's BEGIN and COMMIT included). */
 export class DatabaseActivity {
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
 
@@ -24,5 +27,20 @@ export class DatabaseActivity {
   /** Whether the database answered within the pool's wait for a connection (DB_CONNECT_TIMEOUT_MS). */
   answeredRecently(): boolean {
     return performance.now() - this.lastAnsweredAt <= this.connectTimeoutMs;
+  }
+}
+
+/** pg-pool reports a silent database and an instance outrunning its pool alike; DatabaseActivity tells them apart (5030, or 5031 with Retry-After). */
+@Injectable()
+export class DatabaseActivitySubscriber implements EntitySubscriberInterface {
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly activity: DatabaseActivity,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  afterQuery(event: AfterQueryEvent): void {
+    this.activity.statementEnded(event.success ? undefined : event.error);
   }
 }

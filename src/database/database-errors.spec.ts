@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable, isUniqueViolation } from './database-errors';
+import { SchemaPendingError } from './schema-state';
 
 describe('isDatabaseUnavailable', () => {
   it.each([
@@ -14,6 +15,7 @@ describe('isDatabaseUnavailable', () => {
     [{ driverError: { code: 'ECONNRESET' }, message: 'wrapped' }],
     [new QueryRunnerAlreadyReleasedError()],
     [new QueryRunnerProviderAlreadyReleasedError()],
+    [new SchemaPendingError()],
   ])('treats %o as the database being unavailable', (error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

@@ -44,7 +44,8 @@ const UNAVAILABLE_MESSAGES = [
 // TypeORM releases a query runner as soon as its connection fails (the pg client's 'error'
 // event, e.g. the server terminated the session); a transaction that was between two queries
 // then fails with one of these instead of the connection error itself.
-const UNAVAILABLE_TYPEORM_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+// So does a statement made while the schema waits for a primary to migrate it (SchemaState).
+const UNAVAILABLE_ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError', 'SchemaPendingError']);
 
 // PostgreSQL's session setup file: an error raised there means no session, whatever its SQLSTATE
 // (55000 is also raised by queries' own mistakes). Unlike the messages above, it is not localised.
@@ -67,7 +68,7 @@ function driverErrorOf(error: unknown): DriverErrorLike | undefined {
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = driverErrorOf(error);
   if (!driverError) return false;
-  if (error instanceof Error && UNAVAILABLE_TYPEORM_ERRORS.has(error.name)) return true;
+  if (error instanceof Error && UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
   const code = typeof driverError.code === 'string' ? driverError.code : '';
   if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || driverError.file === SESSION_SETUP_FILE) {
     return true;

@@ -1,16 +1,18 @@
-import { type DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
+import { type DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../config/configuration';
 import { startupNotice } from '../config/startup-error';
-import { connectWithRetries } from './connect-with-retries';
-import { DatabaseActivity } from './database-activity';
-import { migrationOptions, sessionDefaults } from './data-source-options';
-import { DATABASE_POOL, openPool } from './database-pool';
+import { CONNECTION_REFUSALS } from './connect-with-retries';
+import { DatabaseActivity, DatabaseActivitySubscriber } from './database-activity';
+import { isDatabaseUnavailable } from './database-errors';
+import { dataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { ReadReplicas } from './read-replicas';
-import { applySchema, type DatabaseSchema } from './run-migrations';
+import type { DatabaseSchema } from './run-migrations';
 import { roleOf } from './runtime-grants';
+import { SchemaMigrations } from './schema-migrations';
+import { SchemaGate, SchemaState } from './schema-state';
 import { Sql } from './sql';
 
 export const DATABASE_LOCATION = Symbol('DATABASE_LOCATION');
@@ -22,30 +24,6 @@ export interface DatabaseLocation {
 }
 
 const logger = new Logger('Database');
-
-/** Set by the role itself through DATABASE_URL (a pooler too), before the pool opens. */
-async function setSessionDefaults(url: string, connectTimeoutMs: number, statementTimeoutMs: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'settlement-oracle' });
-  await client.connect();
-  try {
-    await client.query(sessionDefaults(statementTimeoutMs));
-  } finally {
-    await client.end();
-  }
-}
-
-// On a session connection of their own (DATABASE_DIRECT_URL when set: a transaction-mode pooler breaks the lock
-// instances take turns with), with a migration's statement timeout rather than the API's.
-async function migrate(url: string, connectTimeoutMs: number, runtimeRole: string, schema: DatabaseSchema): Promise<void> {
-  const dataSource = await connectWithRetries(url, () => new DataSource(migrationOptions(url, connectTimeoutMs)).initialize(), startupNotice);
-  try {
-    const { applied, granted } = await applySchema(dataSource, schema, { url, connectTimeoutMs, runtimeRole });
-    if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
-    if (granted) logger.log(`granted the role ${runtimeRole} what the service needs (docs/operations.md)`);
-  } finally {
-    await dataSource.destroy();
-  }
-}
 
 @Module({
   providers: [
@@ -86,31 +64,56 @@ async function migrate(url: string, connectTimeoutMs: number, runtimeRole: strin
 })
 class DatabaseLocationModule {}
 
-const DATABASE_SCHEMA = Symbol('DATABASE_SCHEMA');
+/** The retries of a first connection: a database not up yet is waited for; a refusal (credentials, a pooler's parameters) is not. */
+function isWorthRetrying(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isDatabaseUnavailable(error) && !(typeof code === 'string' && CONNECTION_REFUSALS.test(code));
+}
 
-/** Migrated before its pool opens; DatabaseActivity tells a silent database from a busy instance. */
+/**
+ * One DataSource (TypeOrmModule), opened once this release's schema is applied (SchemaMigrations): every module
+ * registers its entities with TypeOrmModule.forFeature. DatabaseActivity tells a silent database from a busy instance.
+ */
 @Global()
 @Module({})
 export class DatabaseModule implements OnApplicationShutdown {
   static forRoot(schema: DatabaseSchema): DynamicModule {
+    const schemaProviders: Provider[] = [
+      { provide: SchemaState, useValue: new SchemaState() },
+      {
+        provide: SchemaMigrations,
+        inject: [databaseConfig.KEY, DATABASE_LOCATION, SchemaState],
+        useFactory: (config: DatabaseConfig, location: DatabaseLocation, state: SchemaState) =>
+          new SchemaMigrations(
+            {
+              migrationUrl: location.embedded ? location.url : (config.directUrl ?? location.url),
+              appUrl: location.url,
+              runtimeRole: roleOf(location.url),
+              connectTimeoutMs: config.connectTimeoutMs,
+              statementTimeoutMs: config.statementTimeoutMs,
+            },
+            schema,
+            state,
+          ),
+      },
+    ];
     return {
       module: DatabaseModule,
-      imports: [DatabaseLocationModule],
-      providers: [
-        { provide: DATABASE_SCHEMA, useValue: schema },
-        {
-          provide: DATABASE_POOL,
-          inject: [databaseConfig.KEY, DATABASE_LOCATION, DATABASE_SCHEMA],
-          useFactory: async (config: DatabaseConfig, location: DatabaseLocation, schema: DatabaseSchema) => {
-            const connectTimeoutMs = config.connectTimeoutMs;
-            const statementTimeoutMs = config.statementTimeoutMs;
-            const migrationUrl = location.embedded ? location.url : (config.directUrl ?? location.url);
-            await migrate(migrationUrl, connectTimeoutMs, roleOf(location.url), schema);
-            await setSessionDefaults(location.url, connectTimeoutMs, statementTimeoutMs);
-            const settings = { url: location.url, poolSize: config.poolSize, connectTimeoutMs, statementTimeoutMs };
-            return connectWithRetries(location.url, () => openPool(settings), startupNotice);
+      imports: [
+        DatabaseLocationModule,
+        TypeOrmModule.forRootAsync({
+          imports: [DatabaseLocationModule],
+          extraProviders: schemaProviders,
+          inject: [databaseConfig.KEY, DATABASE_LOCATION, SchemaMigrations],
+          useFactory: async (config: DatabaseConfig, location: DatabaseLocation, migrations: SchemaMigrations) => {
+            await migrations.applyAtStart();
+            const settings = { url: location.url, poolSize: config.poolSize, connectTimeoutMs: config.connectTimeoutMs, statementTimeoutMs: config.statementTimeoutMs };
+            return { ...dataSourceOptions(settings), autoLoadEntities: true, retryAttempts: 10, retryDelay: 2000, toRetry: isWorthRetrying };
           },
-        },
+        }),
+      ],
+      providers: [
+        ...schemaProviders,
         Sql,
         ReadReplicas,
         {
@@ -118,19 +121,23 @@ export class DatabaseModule implements OnApplicationShutdown {
           inject: [databaseConfig.KEY],
           useFactory: (config: DatabaseConfig) => new DatabaseActivity(config.connectTimeoutMs),
         },
+        DatabaseActivitySubscriber,
+        SchemaGate,
       ],
-      exports: [Sql, DatabaseActivity, ReadReplicas, DatabaseLocationModule],
+      exports: [Sql, DatabaseActivity, ReadReplicas, SchemaState, DatabaseLocationModule],
     };
   }
 
   constructor(
     @Inject(DATABASE_LOCATION) private readonly location: DatabaseLocation,
-    @Inject(DATABASE_POOL) private readonly pool: pg.Pool,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly migrations: SchemaMigrations,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    // Our pool closes before the server it points at goes away.
-    if (!this.pool.ending) await this.pool.end();
+    this.migrations.stop();
+    // The pool closes before the server it points at goes away.
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
     await this.location.embedded?.stop();
   }
 }

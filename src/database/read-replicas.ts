@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import pg from 'pg';
+import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../config/configuration';
+import { isDatabaseUnavailable } from './database-errors';
+import { replicaOptions } from './data-source-options';
 
 /** A pg_lsn ("16/B374D848") as a number that orders as the WAL does. */
 export const lsnOf = (text: string | null | undefined): bigint | null => {
@@ -20,8 +22,10 @@ export interface ReplicaState {
   lagMs: number | null;
 }
 
+// A DataSource of its own per replica: TypeORM's replication mode picks a replica at random and never falls back,
+// while a read here goes only to one within DB_READ_MAX_LAG_MS that has this instance's changes, else to the primary.
 class Replica {
-  readonly pool: pg.Pool;
+  readonly dataSource: DataSource;
   replay: bigint | null = null;
   up = false;
   lagMs: number | null = null;
@@ -33,16 +37,7 @@ class Replica {
     poolSize: number,
     timeoutMs: number,
   ) {
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: poolSize,
-      connectionTimeoutMillis: timeoutMs,
-      query_timeout: timeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 5_000,
-      application_name: 'settlement-oracle-reads',
-    });
-    this.pool.on('error', () => undefined); // an idle connection that dies is dropped; the monitor says so
+    this.dataSource = new DataSource(replicaOptions(url, poolSize, timeoutMs));
   }
 }
 
@@ -74,13 +69,15 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.configured) return;
+    // Initialized before their first read: TypeORM opens a pool without connecting it, and the monitor finds out.
+    await Promise.all(this.replicas.map((replica) => replica.dataSource.initialize().catch(() => undefined)));
     await this.monitor();
     this.timer = setInterval(() => void this.monitor(), MONITOR_INTERVAL_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => undefined)));
+    await Promise.all(this.replicas.filter((replica) => replica.dataSource.isInitialized).map((replica) => replica.dataSource.destroy().catch(() => undefined)));
   }
 
   /** The primary was at `lsn` now (the change log's reads tell). */
@@ -97,8 +94,26 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     if (position !== null && (this.required === null || position > this.required)) this.required = position;
   }
 
+  /** `text` on a replica that has every change this instance knows of; undefined when none serves (the caller reads the primary). */
+  async read<Row>(text: string, values: unknown[]): Promise<Row[] | undefined> {
+    if (!this.configured) return undefined;
+    const replica = await this.pick();
+    if (replica) {
+      try {
+        const rows = (await replica.dataSource.query<Row[]>(text, values)) as Row[];
+        this.served('replica');
+        return rows;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        replica.up = false; // it serves no more until the monitor hears it again
+      }
+    }
+    this.served('primary');
+    return undefined;
+  }
+
   /** A replica for a read now, in turn (null: the primary); one last seen short of the known changes is asked again first. */
-  async pick(): Promise<pg.Pool | null> {
+  private async pick(): Promise<Replica | null> {
     const fresh = this.fresh();
     if (fresh || this.required === null) return fresh;
     const behind = this.replicas.filter((replica) => replica.up && replica.replay !== null && replica.replay < this.required!);
@@ -107,21 +122,15 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
     return this.fresh();
   }
 
-  private fresh(): pg.Pool | null {
+  private fresh(): Replica | null {
     for (let tried = 0; tried < this.replicas.length; tried++) {
       const replica = this.replicas[this.next++ % this.replicas.length];
-      if (this.serves(replica)) return replica.pool;
+      if (this.serves(replica)) return replica;
     }
     return null;
   }
 
-  /** A read on `pool` failed: it serves no more until the monitor hears it again. */
-  failed(pool: pg.Pool): void {
-    const replica = this.replicas.find((candidate) => candidate.pool === pool);
-    if (replica) replica.up = false;
-  }
-
-  served(where: 'replica' | 'primary'): void {
+  private served(where: 'replica' | 'primary'): void {
     this.reads[where]++;
   }
 
@@ -141,10 +150,9 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
 
   /** Asks `replica` its replay position (one question at a time: those asked meanwhile share it). */
   private measure(replica: Replica): Promise<void> {
-    replica.measuring ??= replica.pool
-      .query<{ replay: string | null }>(REPLAY)
+    replica.measuring ??= this.replayOf(replica)
       .then(
-        ({ rows }) => {
+        (rows) => {
           replica.replay = lsnOf(rows[0].replay);
           replica.lagMs = this.lagOf(replica.replay);
           if (!replica.up) this.logger.log(`${replica.name} serves reads (lag ${replica.lagMs} ms)`);
@@ -157,6 +165,11 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
       )
       .finally(() => (replica.measuring = null));
     return replica.measuring;
+  }
+
+  private async replayOf(replica: Replica): Promise<{ replay: string | null }[]> {
+    if (!replica.dataSource.isInitialized) await replica.dataSource.initialize();
+    return replica.dataSource.query<{ replay: string | null }[]>(REPLAY);
   }
 
   /** How long ago the primary was first seen past `replay`: 0 when it has not been. */

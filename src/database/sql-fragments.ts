@@ -3,3 +3,6 @@ export const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC'
 
 /** An ILIKE pattern matching `text` literally anywhere: its `%`, `_` and `\` are no wildcards. */
 export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** `column IN ('a', 'b')` for a declared list of values (a CHECK constraint's condition). */
+export const isOneOf = (column: string, values: readonly string[]) => `${column} IN (${values.map((value) => `'${value}'`).join(', ')})`;

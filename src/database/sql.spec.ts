@@ -1,59 +1,72 @@
-import { describe, expect, it, jest } from '@jest/globals';
-import { EventEmitter } from 'node:events';
-import type { Pool, PoolClient } from 'pg';
-import { DatabaseActivity } from './database-activity';
+import { describe, expect, it } from '@jest/globals';
+import { Test } from '@nestjs/testing';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { Sql, sql } from './sql';
 
-/** A pg client that answers every statement but `fails`, and records what it was sent. */
-function fakeClient(fails?: string) {
-  const client = Object.assign(new EventEmitter(), {
+/** TypeORM's QueryRunner as Sql uses it: answers every statement but those holding `fails`, and records what it was sent. */
+function fakeRunner(fails?: { text: string; error: Error }) {
+  const client = { ended: false, end: async () => void (client.ended = true) };
+  const runner = {
     sent: [] as { text: string; values?: unknown[] }[],
-    released: [] as unknown[],
-    query: jest.fn(async (text: string, values?: unknown[]) => {
-      client.sent.push({ text, values });
-      if (fails && text.includes(fails)) throw Object.assign(new Error('duplicate key'), { code: '23505' });
-      return { rows: [{ n: 1 }] };
-    }),
-    release: (error?: unknown) => void client.released.push(error),
-  });
-  return client;
+    released: false,
+    isTransactionActive: false,
+    manager: {} as { queryRunner?: unknown },
+    connect: async () => client,
+    client,
+    async query(text: string, values?: unknown[]) {
+      runner.sent.push({ text, values });
+      if (fails && text.includes(fails.text)) throw fails.error;
+      return { records: [{ n: 1 }] };
+    },
+    async startTransaction() {
+      runner.isTransactionActive = true;
+      await runner.query('START TRANSACTION');
+    },
+    async commitTransaction() {
+      await runner.query('COMMIT');
+      runner.isTransactionActive = false;
+    },
+    async rollbackTransaction() {
+      await runner.query('ROLLBACK');
+      runner.isTransactionActive = false;
+    },
+    release: async () => void (runner.released = true),
+  };
+  runner.manager.queryRunner = runner;
+  return runner;
 }
 
-const sqlOn = (client: ReturnType<typeof fakeClient>) => {
-  const activity = new DatabaseActivity(1500);
-  const pool = { query: client.query, connect: async () => client as unknown as PoolClient } as unknown as Pool;
-  return { sql: new Sql(pool, activity), activity };
-};
+async function sqlOn(runner: ReturnType<typeof fakeRunner>) {
+  const module = await Test.createTestingModule({
+    providers: [Sql, { provide: getDataSourceToken(), useValue: { createQueryRunner: () => runner } }],
+  }).compile();
+  return { sql: module.get(Sql) };
+}
 
 describe('Sql', () => {
-  it('sends a tagged statement unnamed, its values bound, and hears its answer', async () => {
-    const client = fakeClient();
-    const { sql: database, activity } = sqlOn(client);
+  it('sends a tagged statement unnamed, its values bound, and gives the connection back', async () => {
+    const runner = fakeRunner();
+    const { sql: database } = await sqlOn(runner);
     expect(await database.rows(sql`SELECT ${1} AS n WHERE ${'a'} <> ${'b'}`)).toEqual([{ n: 1 }]);
-    expect(client.sent).toEqual([{ text: 'SELECT $1 AS n WHERE $2 <> $3', values: [1, 'a', 'b'] }]);
-    expect(activity.answeredRecently()).toBe(true);
+    expect(runner.sent).toEqual([{ text: 'SELECT $1 AS n WHERE $2 <> $3', values: [1, 'a', 'b'] }]);
+    expect(runner.released).toBe(true);
   });
 
-  it('runs a transaction on one connection: committed, or rolled back and the error thrown; the connection given back', async () => {
-    const client = fakeClient('INSERT');
-    const { sql: database } = sqlOn(client);
+  it('runs a transaction on one connection: committed, or rolled back and the error thrown', async () => {
+    const runner = fakeRunner({ text: 'INSERT', error: Object.assign(new Error('duplicate key'), { code: '23505' }) });
+    const { sql: database } = await sqlOn(runner);
     expect(await database.transaction((tx) => database.rows(sql`SELECT 1`, tx))).toEqual([{ n: 1 }]);
     await expect(database.transaction((tx) => database.rows(sql`INSERT INTO t VALUES (${1})`, tx))).rejects.toMatchObject({ code: '23505' });
-    expect(client.sent.map(({ text }) => text)).toEqual(['BEGIN', 'SELECT 1', 'COMMIT', 'BEGIN', 'INSERT INTO t VALUES ($1)', 'ROLLBACK']);
-    expect(client.released).toEqual([undefined, undefined]);
+    expect(runner.sent.map(({ text }) => text)).toEqual(['START TRANSACTION', 'SELECT 1', 'COMMIT', 'START TRANSACTION', 'INSERT INTO t VALUES ($1)', 'ROLLBACK']);
+    expect(runner.client.ended).toBe(false);
   });
 
-  it('destroys a connection that failed while the transaction held it', async () => {
-    const client = fakeClient();
-    const { sql: database } = sqlOn(client);
-    const lost = new Error('Connection terminated unexpectedly');
-    await expect(
-      database.transaction(async () => {
-        client.emit('error', lost);
-        throw lost;
-      }),
-    ).rejects.toBe(lost);
-    expect(client.sent.map(({ text }) => text)).toEqual(['BEGIN']);
-    expect(client.released).toEqual([lost]);
+  it('ends a connection whose statement the server left unanswered, instead of queueing a ROLLBACK behind it', async () => {
+    const runner = fakeRunner({ text: 'UPDATE', error: new Error('Query read timeout') });
+    const { sql: database } = await sqlOn(runner);
+    await expect(database.transaction((tx) => database.rows(sql`UPDATE t SET n = 2`, tx))).rejects.toThrow('Query read timeout');
+    expect(runner.sent.map(({ text }) => text)).toEqual(['START TRANSACTION', 'UPDATE t SET n = 2']);
+    expect(runner.client.ended).toBe(true);
+    expect(runner.released).toBe(true);
   });
 });

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool, QueryResultRow } from 'pg';
 import sqlTag, { empty, join, raw, type Sql as Query } from 'sql-template-tag';
-import { DATABASE_POOL } from './database-pool';
-import { DatabaseActivity } from './database-activity';
-import { isDatabaseUnavailable, isQueryReadTimeout } from './database-errors';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import { isQueryReadTimeout } from './database-errors';
 import { ReadReplicas } from './read-replicas';
 
 export { empty, join, raw };
@@ -14,42 +15,42 @@ export type Statement<Row extends QueryResultRow = QueryResultRow> = Query & { r
 /** sql`SELECT ... WHERE id = ${id}`: each `${value}` is a bound parameter; a nested statement is inlined with its values. */
 export const sql = sqlTag as <Row extends QueryResultRow = QueryResultRow>(strings: readonly string[], ...values: unknown[]) => Statement<Row>;
 
-/** A transaction in progress: statements given it run on its connection. */
-export class Transaction {
-  /** @internal */
-  constructor(readonly client: PoolClient) {}
-}
+/** A transaction in progress: TypeORM's transactional entity manager (its repositories, and statements given to Sql, run in it). */
+export type Transaction = EntityManager;
 
 const PRIMARY_POSITION = sql<{ lsn: string }>`SELECT pg_current_wal_lsn()::text AS lsn`;
 
-/** The one way the service runs SQL: on the pool, on a read replica, or on a transaction's connection. */
+/** Hand-tuned statements on the DataSource @nestjs/typeorm provides: on the primary, a read replica, or a transaction's connection. */
 @Injectable()
 export class Sql {
   constructor(
-    @Inject(DATABASE_POOL) readonly pool: Pool,
-    private readonly activity: DatabaseActivity,
+    @InjectDataSource() readonly dataSource: DataSource,
     @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
-  rows<Row extends QueryResultRow>(statement: Statement<Row>, tx?: Transaction): Promise<Row[]> {
-    return this.run<Row>(tx?.client ?? this.pool, statement.text, statement.values);
+  /** TypeORM's pg pool, for its counts (readiness, metrics). */
+  get pool(): Pool {
+    return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
 
-  /** For statements that only read: on a replica with every change this instance knows of (ReadReplicas), else the primary; a failing replica falls back. */
-  async readRows<Row extends QueryResultRow>(statement: Statement<Row>): Promise<Row[]> {
-    const replica = await this.replicas?.pick();
-    if (replica) {
-      try {
-        const { rows } = await replica.query<Row>(statement.text, statement.values);
-        this.replicas!.served('replica');
-        return rows;
-      } catch (error) {
-        if (!isDatabaseUnavailable(error)) throw error;
-        this.replicas!.failed(replica);
-      }
+  /** The rows `statement` answers (an UPDATE's or DELETE's RETURNING rows too), within `tx` when given. */
+  async rows<Row extends QueryResultRow>(statement: Statement<Row>, tx?: Transaction): Promise<Row[]> {
+    if (tx) return this.run<Row>(tx.queryRunner!, statement.text, statement.values);
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await this.run<Row>(runner, statement.text, statement.values);
+    } catch (error) {
+      if (isQueryReadTimeout(error)) await abandon(runner);
+      throw error;
+    } finally {
+      await runner.release();
     }
-    if (this.replicas?.configured) this.replicas.served('primary');
-    return this.rows(statement);
+  }
+
+  /** For statements that only read: on a replica with every change this instance knows of (ReadReplicas), else the primary. */
+  async readRows<Row extends QueryResultRow>(statement: Statement<Row>): Promise<Row[]> {
+    const rows = await this.replicas?.read<Row>(statement.text, statement.values);
+    return rows ?? this.rows(statement);
   }
 
   /** After a write commits: replicas serve this instance's reads only once they have it. */
@@ -61,40 +62,36 @@ export class Sql {
 
   /** A statement a library wrote (pg-boss's, as its `db` option), run within `tx`. */
   async execute(text: string, values: unknown[] | undefined, tx: Transaction): Promise<{ rows: QueryResultRow[] }> {
-    return { rows: await this.run(tx.client, text, values) };
+    return { rows: await this.run(tx.queryRunner!, text, values) };
   }
 
+  /** `work` in one transaction. A statement the server left unanswered (query_timeout) ends the connection: a ROLLBACK would queue behind it and wait as long again. */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    // A connection that fails while checked out says so here (unheard, the event would end the
-    // process); it is then destroyed rather than given back.
-    let broken: Error | undefined;
-    const onError = (error: Error) => (broken ??= error);
-    client.on('error', onError);
+    const runner = this.dataSource.createQueryRunner();
     try {
-      await this.run(client, 'BEGIN');
-      const result = await work(new Transaction(client));
-      await this.run(client, 'COMMIT');
-      return result;
-    } catch (error) {
-      // A hung server: the connection is dropped (the server rolls back), not given a ROLLBACK that would wait as long again.
-      if (isQueryReadTimeout(error)) broken ??= error as Error;
-      if (!broken) await this.run(client, 'ROLLBACK').catch((failed: Error) => (broken ??= failed));
-      throw error;
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        const result = await work(runner.manager);
+        await runner.commitTransaction();
+        return result;
+      } catch (error) {
+        if (isQueryReadTimeout(error)) await abandon(runner);
+        else if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        throw error;
+      }
     } finally {
-      client.off('error', onError);
-      client.release(broken);
+      await runner.release();
     }
   }
 
-  private async run<Row extends QueryResultRow>(runner: Pool | PoolClient, text: string, values?: unknown[]): Promise<Row[]> {
-    try {
-      const { rows } = await runner.query<Row>(text, values);
-      this.activity.statementEnded();
-      return rows;
-    } catch (error) {
-      this.activity.statementEnded(error);
-      throw error;
-    }
+  private async run<Row extends QueryResultRow>(runner: QueryRunner, text: string, values?: unknown[]): Promise<Row[]> {
+    return (await runner.query(text, values, true)).records as Row[];
   }
+}
+
+// pg ends a client with a query in flight by destroying its socket (the server rolls back); pg-pool drops an ended client on release.
+async function abandon(runner: QueryRunner): Promise<void> {
+  const client = (await runner.connect()) as { end(): Promise<void> };
+  client.end().catch(() => undefined);
 }

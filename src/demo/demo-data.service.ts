@@ -5,6 +5,7 @@ import { ReviewersService } from '../auth/reviewers.service';
 import { authConfig, type AuthConfig } from '../config/configuration';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
 import { Sql } from '../database/sql';
+import { DisputeFiling } from '../disputes/dispute-filing';
 import { DisputesService } from '../disputes/disputes.service';
 import { MarketsService } from '../markets/markets.service';
 import { DEMO_KEYS_HINT, printDemoKeys } from './demo-keys-notice';
@@ -25,6 +26,7 @@ export class DemoDataService implements OnApplicationBootstrap {
     private readonly partnerKeys: PartnerKeysService,
     private readonly reviewers: ReviewersService,
     private readonly markets: MarketsService,
+    private readonly filing: DisputeFiling,
     private readonly disputes: DisputesService,
     private readonly changes: ChangeLog,
   ) {}
@@ -82,7 +84,7 @@ export class DemoDataService implements OnApplicationBootstrap {
     });
     const partnerIdentity = { partnerId: partner.id, source: DEMO_SOURCE, keyId };
     for (const slug of ['eth-etf-flows-positive-2026', 'fed-cuts-rates-2026']) {
-      const { answer } = await this.disputes.submitDispute(partnerIdentity, {
+      const { answer } = await this.filing.submit(partnerIdentity, {
         market_id: Number(ids.get(slug)),
         submitter_id: 'demo-user-42',
         submitter_name: 'Demo User',

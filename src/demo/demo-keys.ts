@@ -1,14 +1,18 @@
 import { AuditRepository } from '../audit/audit.repository';
+import { AuditRecord } from '../audit/audit-record.entity';
 import { AuditTrail } from '../audit/audit-trail';
+import { ApiKey } from '../auth/api-key.entity';
 import { AuthRepository } from '../auth/auth.repository';
+import { PartnerAccount } from '../auth/partner-account.entity';
 import { PartnerKeysService } from '../auth/partner-keys.service';
+import { ReviewerAccount } from '../auth/reviewer-account.entity';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ReviewersService } from '../auth/reviewers.service';
 import { ApiError } from '../common/error-catalogue';
 import type { AuthConfig, DatabaseConfig } from '../config/configuration';
 import { StartupError } from '../config/startup-error';
-import { DatabaseActivity } from '../database/database-activity';
-import { openPool } from '../database/database-pool';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../database/data-source-options';
 import { EmbeddedDatabase } from '../database/embedded-database';
 import { Sql } from '../database/sql';
 import { DEMO_SOURCE, LOCAL_ADMIN_NAME } from './demo-data.service';
@@ -29,23 +33,19 @@ export async function issueDemoKeys(database: DatabaseConfig, authSettings: Auth
   if (!EmbeddedDatabase.hasCluster(dataDir)) throw noDemoData(dataDir);
   const runningUrl = await EmbeddedDatabase.runningOn(dataDir);
   const embedded = runningUrl ? null : await EmbeddedDatabase.start({ dataDir });
-  const pool = await openPool({
-    url: runningUrl ?? embedded!.url,
-    poolSize: 1,
-    connectTimeoutMs: database.connectTimeoutMs,
-    statementTimeoutMs: database.statementTimeoutMs,
-  }).catch(async (error: unknown) => {
+  const settings = { url: runningUrl ?? embedded!.url, poolSize: 1, connectTimeoutMs: database.connectTimeoutMs, statementTimeoutMs: database.statementTimeoutMs };
+  const dataSource = await new DataSource(dataSourceOptions(settings, [PartnerAccount, ApiKey, ReviewerAccount, AuditRecord])).initialize().catch(async (error: unknown) => {
     await embedded?.stop();
     throw error;
   });
   try {
-    const sql = new Sql(pool, new DatabaseActivity(database.connectTimeoutMs));
-    const auth = new AuthRepository(sql);
+    const sql = new Sql(dataSource);
+    const auth = new AuthRepository(sql, dataSource.getRepository(PartnerAccount), dataSource.getRepository(ApiKey), dataSource.getRepository(ReviewerAccount));
     const partnerKeys = new PartnerKeysService(auth);
     const reviewers = new ReviewersService(auth, authSettings);
     // The local admin account keeps its name (decisions and the audit trail refer to it); its key is
     // replaced. Should there be none (ADMIN_MASTER_KEY was set at the first start), it is created.
-    return await new AuditTrail(new AuditRepository(sql), sql).record(ACTOR, async (tx) => {
+    return await new AuditTrail(new AuditRepository(sql, dataSource.getRepository(AuditRecord)), sql).record(ACTOR, async (tx) => {
       const partner = await partnerKeys.requirePartner(tx, DEMO_SOURCE).catch((error: unknown) => {
         throw error instanceof ApiError ? noDemoData(dataDir) : error;
       });
@@ -62,7 +62,7 @@ export async function issueDemoKeys(database: DatabaseConfig, authSettings: Auth
       };
     });
   } finally {
-    await pool.end();
+    await dataSource.destroy();
     await embedded?.stop();
   }
 }

@@ -3,10 +3,10 @@ import 'reflect-metadata';
 import { authConfig, databaseConfig } from '../config/configuration';
 import { StartupError, startupNotice } from '../config/startup-error';
 import { issueDemoKeys } from './demo-keys';
-import { printDemoKeys } from './demo-keys-notice';
+import { ADMIN_KEY_REPLACED, printDemoKeys } from './demo-keys-notice';
 
 issueDemoKeys(databaseConfig(), authConfig()).then(
-  (keys) => printDemoKeys(keys, 'New demo keys.'),
+  (keys) => printDemoKeys(keys, 'New demo keys.', ADMIN_KEY_REPLACED),
   (error: unknown) => {
     const message = error instanceof StartupError ? error.message : `demo keys could not be issued: ${error instanceof Error ? error.message : String(error)}`;
     startupNotice(message);

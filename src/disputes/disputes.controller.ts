@@ -7,7 +7,7 @@ import { CurrentPartner, PartnerKey } from '../auth/access.decorators';
 import { NoQuery } from '../common/no-fields';
 import type { AuthenticatedPartner } from '../auth/partner-keys.service';
 import { DisputeSubmitted } from './disputes.schema';
-import { DisputesService } from './disputes.service';
+import { DisputeFiling } from './dispute-filing';
 import { SubmitDisputeDto } from './submit-dispute.dto';
 import { RateLimit } from '../rate-limits/rate-limits';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -17,7 +17,7 @@ import { JsonBody } from '../edge/json-body.interceptor';
 @RateLimit('dispute')
 @Controller('oracle/markets/dispute')
 export class DisputesController {
-  constructor(private readonly disputes: DisputesService) {}
+  constructor(private readonly filing: DisputeFiling) {}
 
   /** submit_dispute (spec §4.2). */
   @Post('submit')
@@ -25,11 +25,6 @@ export class DisputesController {
   @HttpCode(200)
   @PartnerKey()
   @ApiEnvelope(DisputeSubmitted, 'File a dispute against a resolved market of your source', [
-    'API_KEY_REQUIRED',
-    'API_KEY_INVALID',
-    'MALFORMED_JSON',
-    'PAYLOAD_TOO_LARGE',
-    'INVALID_REQUEST',
     'MARKET_NOT_FOUND',
     'MARKET_OTHER_SOURCE',
     'MARKET_NOT_RESOLVED',
@@ -53,7 +48,7 @@ export class DisputesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ dispute_id: number }> {
     const key = idempotencyKeyOf(req.headersDistinct['idempotency-key']);
-    const { answer, replayed } = await this.disputes.submitDispute(partner, body, key === undefined ? undefined : { key, requestHash: requestHashOf(req.body) });
+    const { answer, replayed } = await this.filing.submit(partner, body, key === undefined ? undefined : { key, requestHash: requestHashOf(req.body) });
     if (replayed) res.setHeader('idempotent-replayed', 'true');
     if (answer instanceof Error) throw answer;
     return answer;

@@ -23,7 +23,7 @@ export class DisputeSubmitted {
 
 /** The public dispute_item plus its market and submitter (contract §4). */
 export class AdminDispute extends OmitType(DisputeItem, ['decision'] as const) {
-  /** Present only when the dispute is `closed`. */
+  /** Always present: the decision once the dispute is `closed`, null while it is `open`. */
   decision: AdminDecision | null;
 
   /** @example 2 */

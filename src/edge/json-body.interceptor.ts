@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { json } from 'express';
 import type { Request, Response } from 'express';
 import { isUtf8 } from 'node:buffer';
@@ -75,5 +75,8 @@ async function read(req: ServiceRequest, res: Response): Promise<void> {
   req.body = bodyOf(req);
 }
 
+/** Marks a route that reads a body (its answers then include the body's codes). */
+export const JSON_BODY = 'edge:json-body';
+
 /** On every POST handler (its first interceptor): the route reads a JSON body, once its guards let the request in. */
-export const JsonBody = (): MethodDecorator => UseInterceptors(JsonBodyInterceptor);
+export const JsonBody = (): MethodDecorator => applyDecorators(UseInterceptors(JsonBodyInterceptor), SetMetadata(JSON_BODY, true));

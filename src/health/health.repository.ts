@@ -18,6 +18,7 @@ export class HealthRepository {
   }
 
   get poolFull(): boolean {
-    return this.sql.pool.idleCount === 0 && this.sql.pool.totalCount >= this.database.poolSize;
+    const pool = this.sql.pool;
+    return pool.idleCount === 0 && pool.totalCount >= this.database.poolSize;
   }
 }

@@ -2,20 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { SOURCE_MAX_LENGTH } from '../auth/partner-source';
-import { PageQueryDto, SearchText } from '../common/page-query.dto';
-import { YEARS_0001_TO_9999 } from '../common/rfc3339';
-import {
-  IsRfc3339,
-  NEW_SLUG_PATTERN,
-  oneOfMessage,
-  RequiredText,
-  StorableText,
-  TEXT_PATTERN,
-  TextLength,
-  textMessage,
-  Trim,
-  VisibleText,
-} from '../common/validation';
+import { ExactText, OptionalTimestamp, PageQueryDto, SearchText } from '../common/page-query.dto';
+import { NEW_SLUG_PATTERN, oneOfMessage, RequiredText, StorableText, TextLength, textMessage, VisibleText } from '../common/validation';
 import { normalizeSlug, SLUG_MAX_LENGTH } from './market-identity';
 import { CHAINS, CONFIDENCES, MARKET_STATUSES, type Chain, type Confidence, type MarketStatus } from './market-state';
 
@@ -85,9 +73,7 @@ export class ResolveMarketDto {
    * 0001 to 9999 (4000 otherwise): an offset can move `0001-01-01T00:30:00+01:00` out of them.
    * @example "2026-11-01T12:00:00Z"
    */
-  @ApiProperty({ type: 'string', format: 'date-time', pattern: YEARS_0001_TO_9999, required: false })
-  @IsOptional()
-  @IsRfc3339()
+  @OptionalTimestamp()
   resolved_at?: string;
 }
 
@@ -96,12 +82,7 @@ export class MarketListQueryDto extends PageQueryDto {
    * Only this partner source's markets (trimmed, 1 to 64 characters).
    * @example "acme"
    */
-  @ApiProperty({ type: 'string', minLength: 1, maxLength: SOURCE_MAX_LENGTH, pattern: TEXT_PATTERN, required: false })
-  @IsOptional()
-  @Trim()
-  @IsString({ message: textMessage(SOURCE_MAX_LENGTH) })
-  @TextLength(1, SOURCE_MAX_LENGTH, { message: textMessage(SOURCE_MAX_LENGTH) })
-  @StorableText()
+  @ExactText(SOURCE_MAX_LENGTH)
   source?: string;
 
   /**

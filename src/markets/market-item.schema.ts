@@ -59,7 +59,7 @@ export class DisputeItem {
   @Timestamp()
   submitted_at: string;
 
-  /** Present only when the dispute is `closed`. */
+  /** Always present: the decision once the dispute is `closed`, null while it is `open`. */
   decision: Decision | null;
 }
 

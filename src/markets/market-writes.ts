@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type AuditActor, type AuditedWrite, AuditTrail } from '../audit/audit-trail';
 import type { ChangeType } from '../changes/change-event';
 import { ChangeLog } from '../changes/change-log';
+import { RefusalRevealingChange } from '../changes/revealed-change';
 import type { Transaction } from '../database/sql';
 
 /** An audited write to one market's public record, naming the market it changed. */
@@ -17,16 +18,21 @@ export class MarketWrites {
     private readonly changes: ChangeLog,
   ) {}
 
-  /** Answered once this instance has the change (ChangeLog.written), so its next read shows it. */
+  /** Answered once every instance has the change (ChangeLog.written), or the committed change a refusal reveals (4092). */
   async record<T>(actor: AuditActor, type: ChangeType, write: (tx: Transaction) => Promise<AuditedMarketWrite<T>>): Promise<T> {
     let market!: AuditedMarketWrite<T>['market'];
     let eventId!: string;
-    const result = await this.audit.record(actor, async (tx) => {
-      const outcome = await write(tx);
-      market = outcome.market;
-      eventId = await this.changes.append(tx, type, String(market.id));
-      return outcome;
-    });
+    const result = await this.audit
+      .record(actor, async (tx) => {
+        const outcome = await write(tx);
+        market = outcome.market;
+        eventId = await this.changes.append(tx, type, String(market.id));
+        return outcome;
+      })
+      .catch(async (error: unknown) => {
+        if (error instanceof RefusalRevealingChange) await this.changes.acknowledge(error.market);
+        throw error;
+      });
     await this.changes.written(market.source, market.slug, eventId);
     return result;
   }

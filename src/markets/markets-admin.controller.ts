@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
 import { ParseIdPipe } from '../common/validation';
 import { RateLimit } from '../rate-limits/rate-limits';
-import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
+import { ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { MarketAdmin } from './market-admin';
 import { CreateMarketDto, MarketListQueryDto, ResolveMarketDto } from './market-admin.dto';
 import { MarketItem, MarketList } from './market-item.schema';
@@ -25,7 +25,7 @@ export class MarketsAdminController {
 
   @Get('markets')
   @Admin('reviewer')
-  @ApiEnvelope(MarketList, 'Find markets by source, status and part of the slug, newest first', ADMIN_READ)
+  @ApiEnvelope(MarketList, 'Find markets by source, status and part of the slug, newest first')
   async listMarkets(@Query() query: MarketListQueryDto) {
     const { markets, hasMore } = await this.markets.listMarkets({
       source: query.source,
@@ -41,7 +41,7 @@ export class MarketsAdminController {
   @JsonBody()
   @HttpCode(200)
   @Admin('admin')
-  @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', [...ADMIN_WRITE, 'PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
+  @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', ['PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
   createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
     return this.admin.createMarket(actor, body.source, body.slug);
   }
@@ -51,7 +51,7 @@ export class MarketsAdminController {
   @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
   @Admin('admin')
-  @ApiEnvelope(MarketItem, 'Resolve a monitoring market with its verdict and proofs', [...ADMIN_WRITE, 'MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
+  @ApiEnvelope(MarketItem, 'Resolve a monitoring market with its verdict and proofs', ['MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
   resolveMarket(
     @Param('id', ParseIdPipe) id: string,
     @CurrentActor() actor: AdminActor,

@@ -20,11 +20,7 @@ export class MarketsController {
 
   /** get_public_market (spec §4.1): `data` is `{markets: [market_item]}`, serialized once per cached record. */
   @Get('public')
-  @ApiEnvelope(PublicMarketData, 'A market\'s settlement record, by slug and source (no authentication)', [
-    'SLUG_REQUIRED',
-    'SOURCE_REQUIRED',
-    'INVALID_REQUEST',
-  ])
+  @ApiEnvelope(PublicMarketData, 'A market\'s settlement record, by slug and source (no authentication)', ['SLUG_REQUIRED', 'SOURCE_REQUIRED'])
   @ApiQuery({
     name: 'slug',
     required: true,

@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
+import type { Repository } from 'typeorm';
+import type { MarketKey } from '../changes/revealed-change';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { boundedPage, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
-import { raw, Sql, sql, type Transaction } from '../database/sql';
+import { raw, Sql, sql, type Statement, type Transaction } from '../database/sql';
 import { likeContaining } from '../database/sql-fragments';
 import { MARKET_ITEM_JSON } from './market-item';
+import { Market } from './market.entity';
 import type { MarketItem } from './market-item.schema';
-import { type Chain, type Confidence, type MarketStatus, sqlText } from './market-state';
+import type { Chain, Confidence, MarketStatus } from './market-state';
+import { Proof } from './proof.entity';
 import type { PublicMarketQuery } from './public-market-query';
 
 const MARKET_ITEM = raw(MARKET_ITEM_JSON);
@@ -16,13 +21,7 @@ const MARKET_ITEM = raw(MARKET_ITEM_JSON);
 const PUBLIC_READ_BATCH = 100;
 
 /** The market row as a state transition needs it, read under a row lock. */
-export interface LockedMarket {
-  id: string;
-  source: string;
-  slug: string;
-  status: MarketStatus;
-  verdict: string | null;
-}
+export type LockedMarket = Pick<Market, 'id' | 'source' | 'slug' | 'status' | 'verdict'>;
 
 export interface Resolution {
   verdict: string;
@@ -52,7 +51,11 @@ export class MarketsRepository {
     batchScheduleFn: (dispatch) => setImmediate(dispatch),
   });
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    @InjectRepository(Market) private readonly markets: Repository<Market>,
+    @InjectRepository(Proof) private readonly proofs: Repository<Proof>,
+  ) {}
 
   /** The records of (source, slug), read with the other misses of this turn of the event loop. */
   findPublic(query: PublicMarketQuery): Promise<MarketItem[]> {
@@ -98,20 +101,28 @@ export class MarketsRepository {
     return row?.item;
   }
 
-  /** Market `id`, row-locked until `tx` ends. */
-  async lock(tx: Transaction, id: string): Promise<LockedMarket | undefined> {
-    const [market] = await this.sql.rows(sql<LockedMarket>`SELECT id, source, slug, status, verdict FROM markets WHERE id = ${id} FOR UPDATE`, tx);
+  // Hand-written, as the filing's other statements (docs/architecture.md, "Hand-tuned statements").
+
+  /** Market `id`, row-locked until `tx` ends, once boolean `guard` (evaluated first, in the same round trip) is true. */
+  async lock(tx: Transaction, id: string, guard: Statement = sql`true`): Promise<{ passed: boolean; market?: LockedMarket }> {
+    const [{ passed, ...market }] = await this.sql.rows(
+      sql<LockedMarket & { passed: boolean }>`SELECT g.passed, m.id, m.source, m.slug, m.status, m.verdict FROM (SELECT ${guard} AS passed) g
+        LEFT JOIN LATERAL (SELECT id, source, slug, status, verdict FROM markets WHERE id = ${id} AND g.passed FOR UPDATE) m ON true`,
+      tx,
+    );
+    return { passed, market: market.id === null ? undefined : market };
+  }
+
+  async keyOf(tx: Transaction, id: string): Promise<MarketKey | undefined> {
+    const [market] = await this.sql.rows(sql<MarketKey>`SELECT source, slug FROM markets WHERE id = ${id}`, tx);
     return market;
   }
 
   /** A new market in `monitoring`: 4093 when its source has the slug, or one of the same skeleton. */
   async insert(tx: Transaction, market: { source: string; slug: string; slugSkeleton: string }): Promise<string> {
     try {
-      const [{ id }] = await this.sql.rows(
-        sql<{ id: string }>`INSERT INTO markets (source, slug, slug_skeleton, status) VALUES (${market.source}, ${market.slug}, ${market.slugSkeleton}, ${raw(sqlText('monitoring'))}) RETURNING id`,
-        tx,
-      );
-      return id;
+      const { identifiers } = await tx.withRepository(this.markets).insert({ ...market, status: 'monitoring' });
+      return String(identifiers[0].id);
     } catch (error) {
       if (isUniqueViolation(error, 'uq_markets_source_slug', 'uq_markets_source_slug_skeleton')) {
         throw new ApiError(ErrorCatalogue.ALREADY_EXISTS, 'the source has a market with that slug, or one that reads the same');
@@ -122,22 +133,20 @@ export class MarketsRepository {
 
   /** Market `id` resolved with `resolution`, its proofs in their order. */
   async resolve(tx: Transaction, id: string, resolution: Resolution): Promise<void> {
-    await this.sql.rows(
-      sql`UPDATE markets SET status = ${raw(sqlText('resolved'))}, verdict = ${resolution.verdict}, confidence = ${resolution.confidence},
-        reasoning = ${resolution.reasoning}, resolved_at = ${resolution.resolvedAt}, updated_at = now()
-      WHERE id = ${id}`,
-      tx,
-    );
-    await this.sql.rows(
-      sql`INSERT INTO proofs (market_id, position, chain, tx_hash)
-      SELECT ${id}, p.position - 1, p.chain, p.tx_hash
-      FROM unnest(${resolution.proofs.map((proof) => proof.chain)}::text[], ${resolution.proofs.map((proof) => proof.tx_hash)}::text[])
-        WITH ORDINALITY AS p(chain, tx_hash, position)`,
-      tx,
-    );
+    const { verdict, confidence, reasoning, resolvedAt, proofs } = resolution;
+    await tx.withRepository(this.markets).update({ id }, { status: 'resolved', verdict, confidence, reasoning, resolvedAt });
+    if (proofs.length > 0) {
+      await tx.withRepository(this.proofs).insert(proofs.map((proof, position) => ({ marketId: id, position, chain: proof.chain, txHash: proof.tx_hash })));
+    }
   }
 
-  async close(tx: Transaction, id: string): Promise<void> {
-    await this.sql.rows(sql`UPDATE markets SET status = ${raw(sqlText('closed'))}, updated_at = now() WHERE id = ${id}`, tx);
+  /** A state transition's new status (market-state.ts decides which), its updated_at refreshed. */
+  async setStatus(tx: Transaction, id: string, status: MarketStatus): Promise<void> {
+    await this.sql.rows(this.statusUpdate(sql`${id}`, status), tx);
+  }
+
+  /** The UPDATE of setStatus for the markets `ids` selects, for a statement that runs it with its own (a CTE). */
+  statusUpdate(ids: Statement, status: MarketStatus): Statement {
+    return sql`UPDATE markets SET status = ${status}, updated_at = now() WHERE id IN (${ids})`;
   }
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { skeleton, toStored } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
 import { JsonText } from '../common/json-text';
-import type { Transaction } from '../database/sql';
+import type { MarketKey } from '../changes/revealed-change';
+import type { Statement, Transaction } from '../database/sql';
 import type { MarketItem } from './market-item.schema';
 import { assertClosable, assertResolvable } from './market-state';
 import { type LockedMarket, type MarketListPage, MarketsRepository, type Resolution } from './markets.repository';
@@ -39,15 +40,30 @@ export class MarketsService {
 
   /** Reads and row-locks a market for the rest of the transaction (4040 when absent). */
   async lockMarket(tx: Transaction, id: string): Promise<LockedMarket> {
-    const market = await this.repository.lock(tx, id);
+    const { market } = await this.repository.lock(tx, id);
     if (!market) throw new ApiError(ErrorCatalogue.MARKET_NOT_FOUND);
     return market;
+  }
+
+  /** As lockMarket, once boolean `guard` is true (one round trip): `passed` false, and nothing locked, when it is not. */
+  lockMarketAfter(tx: Transaction, id: string, guard: Statement): Promise<{ passed: boolean; market?: LockedMarket }> {
+    return this.repository.lock(tx, id, guard);
+  }
+
+  /** resolved → disputed, run by the statement that files the dispute of the markets `ids` selects (the filing checks it: assertFileable). */
+  markDisputed(ids: Statement): Statement {
+    return this.repository.statusUpdate(ids, 'disputed');
+  }
+
+  /** (source, slug) of market `id`, as the change log names it; undefined when there is none. */
+  keyOf(tx: Transaction, id: string): Promise<MarketKey | undefined> {
+    return this.repository.keyOf(tx, id);
   }
 
   /** disputed → closed, for a market locked in `tx`, once its dispute is decided. */
   async closeAfterDecision(tx: Transaction, market: LockedMarket): Promise<void> {
     assertClosable(market.status);
-    await this.repository.close(tx, market.id);
+    await this.repository.setStatus(tx, market.id, 'closed');
   }
 
   /** A new market in `monitoring`, its slug stored in NFC: 4093 when a market of its source has a slug of the same skeleton. */

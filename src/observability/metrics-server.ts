@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpConfig, type HttpConfig } from '../config/configuration';
+import { hostProblem, listenAddress } from '../config/listening';
 import { StartupError } from '../config/startup-error';
 import { MetricsService } from './metrics.service';
 
@@ -35,17 +36,17 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const port = this.config.metricsPort;
+    const { metricsPort: port, host } = this.config;
     await new Promise<void>((listening, failed) => {
-      this.server.once('error', failed).listen(port, () => {
+      this.server.once('error', failed).listen({ port, host }, () => {
         this.server.off('error', failed);
         listening();
       });
     }).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'is already in use' : `cannot be opened (${error.code ?? error.message})`;
-      throw new StartupError(`METRICS_PORT ${port} ${why}: set METRICS_PORT to a free port`);
+      throw new StartupError(hostProblem(host, error.code) ?? `METRICS_PORT ${port} ${why}: set METRICS_PORT to a free port`);
     });
-    this.logger.log(`metrics on port ${this.port} (GET /metrics)`);
+    this.logger.log(`metrics on ${listenAddress(host, this.port)} (GET /metrics)`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -6,14 +6,14 @@ import { Admin, CurrentActor } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
-import { PageQueryDto } from '../common/page-query.dto';
+import { parseRfc3339 } from '../common/rfc3339';
 import { ParseIdPipe } from '../common/validation';
 import { AdminDispute, DisputeCounts, DisputeQueue } from '../disputes/disputes.schema';
 import { DisputesService } from '../disputes/disputes.service';
 import { RateLimit } from '../rate-limits/rate-limits';
-import { ADMIN_READ, ADMIN_WRITE, ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
+import { ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { encodeQueueCursor, queuePlaceAfterCursor } from './queue-cursor';
-import { DecisionDto, DisputeQueueQueryDto } from './review.dto';
+import { AuditQueryDto, DecisionDto, DisputeQueueQueryDto } from './review.dto';
 import { Reviewing } from './reviewing';
 import { JsonBody } from '../edge/json-body.interceptor';
 
@@ -30,7 +30,7 @@ export class ReviewController {
 
   @Get('disputes')
   @Admin('reviewer')
-  @ApiEnvelope(DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status', ADMIN_READ)
+  @ApiEnvelope(DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status')
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
       status: query.status,
@@ -43,7 +43,7 @@ export class ReviewController {
   // Declared before disputes/:id, which would otherwise take `counts` for an id.
   @Get('disputes/counts')
   @Admin('reviewer')
-  @ApiEnvelope(DisputeCounts, 'How many disputes are open and closed', ADMIN_READ)
+  @ApiEnvelope(DisputeCounts, 'How many disputes are open and closed')
   countDisputes(@Query() _query: NoQuery) {
     return this.disputes.countByStatus();
   }
@@ -51,7 +51,7 @@ export class ReviewController {
   @Get('disputes/:id')
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @Admin('reviewer')
-  @ApiEnvelope(AdminDispute, 'One dispute with its market and submitter', [...ADMIN_READ, 'DISPUTE_NOT_FOUND'])
+  @ApiEnvelope(AdminDispute, 'One dispute with its market and submitter', ['DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.disputes.getAdminDispute(id);
   }
@@ -61,7 +61,7 @@ export class ReviewController {
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
   @Admin('reviewer')
-  @ApiEnvelope(AdminDispute, 'Close an open dispute with a keep or override decision', [...ADMIN_WRITE, 'DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
+  @ApiEnvelope(AdminDispute, 'Close an open dispute with a keep or override decision', ['DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(
     @Param('id', ParseIdPipe) id: string,
     @CurrentActor() actor: AdminActor,
@@ -73,11 +73,13 @@ export class ReviewController {
 
   @Get('audit')
   @Admin('admin')
-  @ApiEnvelope(AuditPage, 'The audit log of admin writes, newest first', ADMIN_READ)
-  async listAudit(@Query() query: PageQueryDto) {
+  @ApiEnvelope(AuditPage, 'The audit log of admin writes, newest first; by actor, action, target and time')
+  async listAudit(@Query() query: AuditQueryDto) {
+    const instant = (text: string | undefined) => (text === undefined ? undefined : parseRfc3339(text));
     const { events, hasMore } = await this.audit.list({
       beforeId: idAfterCursor(query.cursor),
       limit: query.limit ?? DEFAULT_PAGE_SIZE,
+      filter: { actor: query.actor, action: query.action, target: query.target, from: instant(query.from), to: instant(query.to) },
     });
     return { events, next_cursor: nextCursor(events, hasMore) };
   }

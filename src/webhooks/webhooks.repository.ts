@@ -24,7 +24,12 @@ const VIEW = raw(`json_build_object(
   'created_at', ${rfc3339('w.created_at')}, 'disabled_at', ${rfc3339('w.disabled_at')},
   'last_delivery', CASE WHEN w.last_delivery_at IS NULL THEN NULL ELSE json_build_object(
     'at', ${rfc3339('w.last_delivery_at')}, 'http_status', w.last_delivery_status, 'error', w.last_delivery_error) END,
-  'pending', (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending'))`);
+  'pending', (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending'),
+  'last_delivered_sequence', w.last_delivered_sequence)`);
+
+/** `source`'s first `limit` events after `after`, oldest first: what a redeliver queues again. */
+const redeliverable = (source: string, after: number, limit: number) =>
+  sql`SELECT e.sequence FROM market_events e WHERE e.source = ${source} AND e.sequence > ${after} ORDER BY e.sequence LIMIT ${limit}`;
 
 /** Webhooks, their deliveries and the fan-out's head: the Webhooks module's SQL. */
 @Injectable()
@@ -74,12 +79,15 @@ export class WebhooksRepository {
     return deleted_at;
   }
 
-  /** `secret` signs from now on; the one it replaces still signs for `hours`. */
-  async rotate(tx: Transaction, id: string, secret: string, hours: number): Promise<void> {
-    await this.sql.rows(
-      sql`UPDATE webhooks SET previous_secret = secret, previous_secret_until = now() + make_interval(hours => ${hours}), secret = ${secret} WHERE id = ${id}`,
+  /** `secret` signs from now on; the one it replaces still signs for `hours`: until when. */
+  async rotate(tx: Transaction, id: string, secret: string, hours: number): Promise<string> {
+    const [{ until }] = await this.sql.rows(
+      sql<{ until: string }>`
+        UPDATE webhooks SET previous_secret = secret, previous_secret_until = now() + make_interval(hours => ${hours}), secret = ${secret}
+        WHERE id = ${id} RETURNING ${raw(rfc3339('previous_secret_until'))} AS until`,
       tx,
     );
+    return until;
   }
 
   /** Queues `source`'s first `limit` events after `after` again for webhook `id` (the fan-out enqueues them); how many. */
@@ -88,14 +96,21 @@ export class WebhooksRepository {
       sql<{ queued: number }>`
         WITH queued AS (
           INSERT INTO webhook_deliveries (webhook_id, sequence)
-          SELECT ${id}, e.sequence FROM market_events e
-          WHERE e.source = ${source} AND e.sequence > ${after} ORDER BY e.sequence LIMIT ${limit}
+          SELECT ${id}, r.sequence FROM (${redeliverable(source, after, limit)}) r
           RETURNING 1
         )
         SELECT count(*)::int AS queued FROM queued`,
       tx,
     );
     return queued;
+  }
+
+  /** How many events a redeliver after `after` would queue to webhook `id` of `source` now; undefined when there is no such webhook. */
+  async countRedeliverable(id: string, source: string, after: number, limit: number): Promise<number | undefined> {
+    const [row] = await this.sql.readRows(sql<{ events: number }>`
+      SELECT (SELECT count(*)::int FROM (${redeliverable(source, after, limit)}) r) AS events
+      FROM webhooks WHERE id = ${id} AND source = ${source} AND deleted_at IS NULL`);
+    return row?.events;
   }
 
   // One instance at a time (the head's row, locked or skipped): a delivery for each of the next `batch` events and each
@@ -144,16 +159,18 @@ export class WebhooksRepository {
     return row;
   }
 
-  /** An attempt's outcome, on the delivery (delivered, or one attempt more) and as its webhook's last delivery. */
+  /** An attempt's outcome, on the delivery (delivered, or one attempt more) and as its webhook's last delivery (and last delivered sequence). */
   async recordAttempt(id: string, outcome: DeliveryOutcome): Promise<void> {
     await this.sql.rows(sql`
       WITH delivery AS (
         UPDATE webhook_deliveries SET attempts = attempts + 1,
           state = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN 'delivered' ELSE state END,
           finished_at = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN now() ELSE finished_at END
-        WHERE id = ${id} RETURNING webhook_id
+        WHERE id = ${id} RETURNING webhook_id, sequence
       )
-      UPDATE webhooks SET last_delivery_at = now(), last_delivery_status = ${outcome.httpStatus}, last_delivery_error = ${outcome.error}
+      UPDATE webhooks SET last_delivery_at = now(), last_delivery_status = ${outcome.httpStatus}, last_delivery_error = ${outcome.error},
+        last_delivered_sequence = CASE WHEN ${outcome.delivered}
+          THEN GREATEST(last_delivered_sequence, (SELECT sequence FROM delivery)) ELSE last_delivered_sequence END
       WHERE id = (SELECT webhook_id FROM delivery)`);
   }
 

@@ -7,6 +7,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-event';
 import { MarketItem } from '../markets/market-item.schema';
 import { Int64, Timestamp } from '../openapi/responses.schema';
+import { REDELIVER_LIMIT } from './redeliver-limit';
 
 const WebhookId = () => ApiProperty({ type: 'integer', format: 'int64', example: 7, description: 'The webhook\'s id: a positive integer, as other ids' });
 const Secret = () =>
@@ -75,12 +76,19 @@ export class Webhook {
   /** Deliveries neither made nor given up yet. @example 0 */
   @ApiProperty({ type: 'integer', minimum: 0 })
   pending: number;
+
+  /** The greatest `data.sequence` the endpoint took (a 2xx answer), whatever came before it; null before the first. Redelivering after it sends only what came since. */
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 1, nullable: true, example: 1042 })
+  last_delivered_sequence: number | null;
 }
 
 export class WebhookList {
   /** The partner's webhooks not deleted, oldest first (20 at most). */
   @ApiProperty({ type: () => [Webhook] })
   webhooks: Webhook[];
+
+  /** Whether this server takes `http://` URLs and private, loopback and link-local addresses for webhooks (WEBHOOK_ALLOW_PRIVATE_URLS, development only); false: `https://` to public addresses only. @example false */
+  private_urls_allowed: boolean;
 }
 
 export class DeletedWebhook {
@@ -98,12 +106,25 @@ export class RotatedSecret {
 
   @Secret()
   secret: string;
+
+  /**
+   * Until when the replaced secret still signs, beside this one (24 hours from the rotation).
+   * @example "2026-11-22T09:00:00.000Z"
+   */
+  @Timestamp()
+  previous_secret_expires_at: string;
 }
 
 export class RedeliveryQueued {
   /** Deliveries queued: the source's events after `after`, 10,000 at most (the oldest). @example 12 */
   @ApiProperty({ type: 'integer', minimum: 0 })
   queued: number;
+}
+
+export class RedeliveryCount {
+  /** Events a redeliver with this `after` would queue now: the source's events after it, 10,000 at most (the oldest); none is queued by asking. @example 12 */
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: REDELIVER_LIMIT })
+  events: number;
 }
 
 export class WebhookEventData {

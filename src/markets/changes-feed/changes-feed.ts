@@ -38,7 +38,7 @@ export class ChangesFeed {
   }
 
   private async page(source: string, after: number, limit: number): Promise<MarketChange[]> {
-    const { deleted_through: deletedThrough, changes } = await this.repository.feed<MarketItem>(source, String(after), limit);
+    const { deleted_through: deletedThrough, last_sequence: head, changes } = await this.repository.feed<MarketItem>(source, String(after), limit);
     // From the first event kept, not the head: the kept ones may announce markets the partner has not heard of.
     if (after > 0 && after < Number(deletedThrough)) {
       throw new ApiError(
@@ -46,6 +46,8 @@ export class ChangesFeed {
         `events up to sequence ${deletedThrough} are no longer kept: read your markets again, then continue with after=${deletedThrough}`,
       );
     }
+    // A cursor no answer can have given. The read may have been a lagging replica's: only the primary's head refuses.
+    if (after > Number(head) && after > Number(await this.repository.head())) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, 'after is past the newest event');
     return changes;
   }
 }

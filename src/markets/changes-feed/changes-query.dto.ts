@@ -15,6 +15,7 @@ export const CHANGES_WAIT_MAX_MS = 25_000;
 export class ChangesQueryDto {
   /**
    * The last sequence you have read (`next_after` of your previous call); 0 or none: from the first event kept.
+   * Past the newest event: 4000 (continue from the `next_after` you stored, or from 0).
    * @example 1042
    */
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, required: false })

@@ -18,12 +18,7 @@ export class ChangesController {
   /** The changes feed (contract §7): your source's events after `after`, in ascending sequence. */
   @Get()
   @PartnerKey()
-  @ApiEnvelope(ChangesPage, "Your source's market events after a sequence, at once or by long polling", [
-    'API_KEY_REQUIRED',
-    'API_KEY_INVALID',
-    'INVALID_REQUEST',
-    'CHANGES_CURSOR_EXPIRED',
-  ])
+  @ApiEnvelope(ChangesPage, "Your source's market events after a sequence, at once or by long polling", ['CHANGES_CURSOR_EXPIRED'])
   read(@CurrentPartner() partner: AuthenticatedPartner, @Query() query: ChangesQueryDto, @Req() req: ServiceRequest) {
     // A long poll whose client left is over: its place among the held ones is free at once.
     const left = new AbortController();

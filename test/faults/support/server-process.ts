@@ -28,10 +28,15 @@ export function productionNodeFlags(): string[] {
 }
 
 export interface ServerOptions {
-  databaseUrl: string;
+  /** null: the zero-setup mode, no DATABASE_URL (its data folder: EMBEDDED_DATA_DIR in `env`). */
+  databaseUrl: string | null;
   /** Shown in failure messages. */
   name?: string;
   env?: Record<string, string>;
+  /** What start() waits for: readiness (the default), or only liveness (an instance on a standby is not ready). */
+  waitFor?: 'ready' | 'live';
+  /** How long it may take to answer ready (30 s; a first zero-setup start creates its database). */
+  readyTimeoutMs?: number;
 }
 
 export interface ServerExit {
@@ -88,7 +93,7 @@ export class ServerProcess {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: process.env.HOME ?? '/tmp',
-        DATABASE_URL: options.databaseUrl,
+        ...(options.databaseUrl === null ? {} : { DATABASE_URL: options.databaseUrl }),
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
         ADMIN_MASTER_KEY,
@@ -101,7 +106,11 @@ export class ServerProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new ServerProcess(options.name ?? `server:${port}`, port, child, metricsPort);
-    await server.waitReady(30_000);
+    // Not left running when it never gets ready.
+    await server.waitReady(options.readyTimeoutMs ?? 30_000, options.waitFor === 'live' ? '/health/live' : '/health/ready').catch(async (error: unknown) => {
+      await server.stop();
+      throw error;
+    });
     return server;
   }
 
@@ -113,12 +122,12 @@ export class ServerProcess {
     return this.exit === null;
   }
 
-  /** Polls /health/ready until it answers 200; fails with the server's output otherwise. */
-  async waitReady(timeoutMs: number): Promise<void> {
+  /** Polls `probe` (/health/ready) until it answers 200; fails with the server's output otherwise. */
+  async waitReady(timeoutMs: number, probe = '/health/ready'): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     while (performance.now() < deadline) {
       if (this.exit) throw new Error(`${this.name} exited before it was ready\n${this.logs()}`);
-      const ready = await this.http.request('GET', '/health/ready', { timeoutMs: 2_000 });
+      const ready = await this.http.request('GET', probe, { timeoutMs: 2_000 });
       if (ready.status === 200) return;
       await sleep(100);
     }
