@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { ChangesModule } from './changes/changes.module';
@@ -24,8 +23,9 @@ import { ReviewModule } from './review/review.module';
 import { SCHEMA } from './schema';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-// Pipeline: Observability and Edge middleware, AuthGuard, the envelope interceptor, the body on POST routes
-// (@JsonBody(): read only once the guard lets the request in), the validation pipe, the handler, the filter.
+// Pipeline: Observability and Edge middleware, the route's guard (ApiKeyGuard, AdminGuard, or RateLimitGuard on public
+// reads), the envelope interceptor, the body on POST routes (@JsonBody(): read only once the guard lets the request in),
+// the validation pipe, the handler, the filter.
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),
@@ -49,7 +49,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
-    { provide: APP_GUARD, useClass: AuthGuard },
     ApiDocsRoutes,
   ],
 })

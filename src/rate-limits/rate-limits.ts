@@ -21,13 +21,13 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
-/** `public` per client IP (as `trust proxy` sees it); the others per credential hash, read once by AuthGuard. */
+/** `public` per client IP (as `trust proxy` sees it); the others per credential hash, read once by ApiKeyGuard or AdminGuard (CredentialGate). */
 function trackerOf(req: ServiceRequest, kind: RateLimitKind): string {
   if (kind === 'public') return `ip:${clientOf(req)}`;
   return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${req.context.credential!.hash}`;
 }
 
-/** Nor for requests lacking the credential their route needs: AuthGuard answers them 4010 or 4012 without a lookup. */
+/** Nor for requests lacking the credential their route needs: their guard answers them 4010 or 4012 without a lookup. */
 function exempt(context: ExecutionContext): boolean {
   const kind = kindOf(context);
   return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);
