@@ -16,6 +16,7 @@ import { EdgeModule } from './edge/edge.module';
 import { ApiDocsRoutes } from './api-docs/api-docs';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
+import { LogRedaction } from './observability/log-redaction';
 import { loggingOptions } from './observability/logging';
 import { ObservabilityModule } from './observability/observability.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
@@ -29,7 +30,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),
-    LoggerModule.forRootAsync({ inject: [loggingConfig.KEY], useFactory: loggingOptions }),
+    LoggerModule.forRootAsync({ inject: [loggingConfig.KEY, LogRedaction], useFactory: loggingOptions }),
     DatabaseModule.forRoot(SCHEMA),
     ObservabilityModule,
     EdgeModule,
