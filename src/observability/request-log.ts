@@ -41,6 +41,8 @@ export function requestLogOptions(redaction: LogRedaction): Options<Request, Res
   const line = (req: Request, res: Response, { responseTime }: { responseTime: number }) => {
     const context = (req as ServiceRequest).context;
     return {
+      reqId: req.id as string,
+      client: clientOf(req),
       route: routeOf(req),
       code: codeOf(res),
       partner: context.partner?.source,
@@ -56,8 +58,6 @@ export function requestLogOptions(redaction: LogRedaction): Options<Request, Res
       const requestId = (req as ServiceRequest).context.requestId;
       return requestId === req.headers['x-request-id'] ? redaction.text(requestId) : requestId;
     },
-    // Read as the request arrives (the peer address is gone once the socket is closed); on its other lines too.
-    customProps: (req) => ({ reqId: req.id, client: clientOf(req) }),
     // On the root logger: a line that brings its own `req` and `res` (ProtocolErrors' unparsed line) keeps them.
     serializers: {
       req: (req: Request | object) =>

@@ -1,5 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { clientOf } from '../common/client-address';
 import { MetricsService } from './metrics.service';
 import { codeOf, routeOf } from './request-log';
 
@@ -10,6 +11,8 @@ export class RequestObservationMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
+    // Read now: the peer address is gone once the socket is closed, and the log line names it.
+    clientOf(req);
     res.once('close', () => this.metrics.observeRequest(req.method, routeOf(req), codeOf(res), (performance.now() - started) / 1000));
     next();
   }
