@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BackOfficeModule } from './back-office/back-office.module';
 import { ChangesModule } from './changes/changes.module';
@@ -17,6 +16,7 @@ import { EdgeModule } from './edge/edge.module';
 import { ApiDocsRoutes } from './api-docs/api-docs';
 import { HealthModule } from './health/health.module';
 import { MarketsModule } from './markets/markets.module';
+import { LogRedaction } from './observability/log-redaction';
 import { loggingOptions } from './observability/logging';
 import { ObservabilityModule } from './observability/observability.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
@@ -24,12 +24,13 @@ import { ReviewModule } from './review/review.module';
 import { SCHEMA } from './schema';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-// Pipeline: Observability and Edge middleware, AuthGuard, the envelope interceptor, the body on POST routes
-// (@JsonBody(): read only once the guard lets the request in), the validation pipe, the handler, the filter.
+// Pipeline: Observability and Edge middleware, the route's guard (ApiKeyGuard, AdminGuard, or RateLimitGuard on public
+// reads), the envelope interceptor, the body on POST routes (@JsonBody(): read only once the guard lets the request in),
+// the validation pipe, the handler, the filter.
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: CONFIGURATION }),
-    LoggerModule.forRootAsync({ inject: [loggingConfig.KEY], useFactory: loggingOptions }),
+    LoggerModule.forRootAsync({ inject: [loggingConfig.KEY, LogRedaction], useFactory: loggingOptions }),
     DatabaseModule.forRoot(SCHEMA),
     ObservabilityModule,
     EdgeModule,
@@ -49,7 +50,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_PIPE, useClass: EnvelopeValidationPipe },
-    { provide: APP_GUARD, useClass: AuthGuard },
     ApiDocsRoutes,
   ],
 })

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ACCESS, type Access } from '../auth/access.decorators';
+import { type AdminRole, ROLES } from '../auth/admin-role';
 import { ErrorCatalogue, type ErrorName } from '../common/error-catalogue';
 import { JSON_BODY } from '../edge/json-body.interceptor';
 import { envelopeHeaders, errorEnvelopeSchema, OWN_ERRORS } from '../openapi/api-envelope.decorator';
@@ -14,9 +15,9 @@ const ANY_ROUTE: ErrorName[] = ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'TOO_MAN
 /** A body is read on POST routes only (@JsonBody), its size checked: 4001 and 4130. */
 const A_BODY: ErrorName[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE'];
 
-function accessErrors(access: Access | undefined): ErrorName[] {
-  if (access?.credential === 'partner-key') return ['API_KEY_REQUIRED', 'API_KEY_INVALID'];
-  if (access?.credential === 'admin') return access.role === 'admin' ? ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN'] : ['ADMIN_CREDENTIALS_INVALID'];
+function accessErrors(access: Access | undefined, roles: AdminRole[] | undefined): ErrorName[] {
+  if (access === 'partner-key') return ['API_KEY_REQUIRED', 'API_KEY_INVALID'];
+  if (access === 'admin') return roles?.includes('reviewer') ? ['ADMIN_CREDENTIALS_INVALID'] : ['ADMIN_CREDENTIALS_INVALID', 'FORBIDDEN'];
   return [];
 }
 
@@ -37,7 +38,7 @@ export function routeErrors(controller: Function, handler: Function): ErrorName[
   if (own === undefined) return undefined;
   const names = new Set<ErrorName>([
     ...ANY_ROUTE,
-    ...accessErrors(metadataOf<Access>(ACCESS, controller, handler)),
+    ...accessErrors(metadataOf<Access>(ACCESS, controller, handler), metadataOf<AdminRole[]>(ROLES, controller, handler)),
     ...(Reflect.getMetadata(JSON_BODY, handler) === true ? A_BODY : []),
     ...own,
   ]);

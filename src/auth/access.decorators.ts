@@ -1,7 +1,9 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { ServiceRequest } from '../common/request-context';
-import type { AdminRole } from './admin-role';
+import { AdminGuard } from './admin.guard';
+import { type AdminRole, ROLES } from './admin-role';
+import { ApiKeyGuard } from './api-key.guard';
 import type { AuthenticatedPartner } from './partner-keys.service';
 import type { AdminActor } from './reviewers.service';
 
@@ -11,19 +13,19 @@ export const ACCESS = 'auth:access';
 export const PARTNER_KEY_SCHEME = 'partner-key';
 export const ADMIN_KEY_SCHEME = 'admin-key';
 
-/** Who may call a route, as AuthGuard reads it. */
-export type Access = { credential: 'none' } | { credential: 'partner-key' } | { credential: 'admin'; role: AdminRole };
+/** Which credential a route takes; every route declares one (checked at start by AccessDeclared). */
+export type Access = 'none' | 'partner-key' | 'admin';
 
 /** The route takes no credential. */
-export const Public = () => SetMetadata(ACCESS, { credential: 'none' } satisfies Access);
+export const Public = () => SetMetadata(ACCESS, 'none' satisfies Access);
 
-/** The route needs a partner `x-api-key`; the OpenAPI document shows it under that scheme. */
+/** The route needs a partner `x-api-key` (ApiKeyGuard); the OpenAPI document shows it under that scheme. */
 export const PartnerKey = () =>
-  applyDecorators(SetMetadata(ACCESS, { credential: 'partner-key' } satisfies Access), ApiSecurity(PARTNER_KEY_SCHEME));
+  applyDecorators(SetMetadata(ACCESS, 'partner-key' satisfies Access), UseGuards(ApiKeyGuard), ApiSecurity(PARTNER_KEY_SCHEME));
 
-/** The route needs an admin `Authorization: Bearer` credential of at least `role`: `reviewer` routes admit both roles. */
-export const Admin = (role: AdminRole) =>
-  applyDecorators(SetMetadata(ACCESS, { credential: 'admin', role } satisfies Access), ApiBearerAuth(ADMIN_KEY_SCHEME));
+/** The route needs an admin `Authorization: Bearer` credential (AdminGuard) whose role is one of `roles`. */
+export const Roles = (...roles: AdminRole[]) =>
+  applyDecorators(SetMetadata(ACCESS, 'admin' satisfies Access), SetMetadata(ROLES, roles), UseGuards(AdminGuard), ApiBearerAuth(ADMIN_KEY_SCHEME));
 
 export const CurrentPartner = createParamDecorator(
   (_: unknown, context: ExecutionContext): AuthenticatedPartner => context.switchToHttp().getRequest<ServiceRequest>().context.partner!,

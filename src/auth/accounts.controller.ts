@@ -9,7 +9,7 @@ import { ApiEnvelope, ApiIdParam } from '../openapi/api-envelope.decorator';
 import { CreatePartnerDto, CreateReviewerDto, PartnerListQueryDto } from './accounts.dto';
 import { CreatedReviewer, ReviewerList, RevokedReviewer, SignedInAccount } from './accounts.schema';
 import { AdminAccounts } from './admin-accounts';
-import { Admin, CurrentActor } from './access.decorators';
+import { CurrentActor, Roles } from './access.decorators';
 import { PartnerKeysService } from './partner-keys.service';
 import { ApiSourceParam } from './partner-source';
 import { PARTNER_LISTED_KEYS, CreatedPartner, IssuedKey, PartnerKeyPage, PartnerList, RevokedKey } from './partners.schema';
@@ -28,7 +28,7 @@ export class AccountsController {
   ) {}
 
   @Get('me')
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(SignedInAccount, 'The account the credential belongs to, with its role (the back office signs in with it)')
   me(@CurrentActor() actor: AdminActor, @Query() _query: NoQuery) {
     return this.accounts.accountOf(actor);
@@ -37,14 +37,14 @@ export class AccountsController {
   @Post('reviewers')
   @JsonBody()
   @HttpCode(200)
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(CreatedReviewer, 'Create a reviewer account (its name its own); its key is shown once', ['ALREADY_EXISTS'])
   createReviewer(@CurrentActor() actor: AdminActor, @Body() body: CreateReviewerDto, @Query() _query: NoQuery) {
     return this.accounts.createReviewer(actor, body.name, body.role);
   }
 
   @Get('reviewers')
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(ReviewerList, 'List reviewer accounts, oldest first')
   async listReviewers(@Query() query: PageQueryDto) {
     const page = await this.reviewers.listReviewers({ afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -53,7 +53,7 @@ export class AccountsController {
 
   @Delete('reviewers/:id')
   @ApiIdParam('id', 3, 'The reviewer account\'s id')
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(RevokedReviewer, 'Revoke a reviewer account (not one\'s own: 4031); its key stops working at once', ['REVIEWER_NOT_FOUND'])
   revokeReviewer(@CurrentActor() actor: AdminActor, @Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.accounts.revokeReviewer(actor, id);
@@ -62,14 +62,14 @@ export class AccountsController {
   @Post('partners')
   @JsonBody()
   @HttpCode(200)
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(CreatedPartner, 'Register a partner source with its first API key (shown once)', ['ALREADY_EXISTS'])
   createPartner(@CurrentActor() actor: AdminActor, @Body() body: CreatePartnerDto, @Query() _query: NoQuery) {
     return this.accounts.createPartner(actor, body.source, body.name);
   }
 
   @Get('partners')
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(PartnerList, `Find partners by part of the source or name, in registration order, each with its ${PARTNER_LISTED_KEYS} newest keys (prefixes only)`)
   async listPartners(@Query() query: PartnerListQueryDto) {
     const page = await this.partnerKeys.listPartners({ contains: query.q, afterId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -78,7 +78,7 @@ export class AccountsController {
 
   @Get('partners/:source/keys')
   @ApiSourceParam()
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(PartnerKeyPage, 'List a partner\'s API keys (prefixes only), newest first', ['PARTNER_NOT_FOUND'])
   async listKeys(@Param('source') source: string, @Query() query: PageQueryDto) {
     const page = await this.partnerKeys.listKeys(source, { beforeId: idAfterCursor(query.cursor), limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -89,7 +89,7 @@ export class AccountsController {
   @JsonBody()
   @ApiSourceParam()
   @HttpCode(200)
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(IssuedKey, 'Issue another API key for a partner (shown once)', ['PARTNER_NOT_FOUND'])
   @ApiBody({ type: NoBody, required: false, description: 'No body, or an empty object' })
   issueKey(@CurrentActor() actor: AdminActor, @Param('source') source: string, @Query() _query: NoQuery, @Body() _body: NoBody) {
@@ -99,7 +99,7 @@ export class AccountsController {
   @Delete('partners/:source/keys/:key_id')
   @ApiSourceParam()
   @ApiIdParam('key_id', 5, 'The key\'s id (key_id in GET /admin/partners)')
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(RevokedKey, 'Revoke a partner API key', ['PARTNER_NOT_FOUND', 'API_KEY_NOT_FOUND'])
   revokeKey(
     @CurrentActor() actor: AdminActor,

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 
-/** What the service attaches to an Express request as it passes through (AuthGuard adds who called). */
+/** What the service attaches to an Express request as it passes through (ApiKeyGuard and AdminGuard add who called). */
 export interface RequestContext {
   /** The id echoed in `x-request-id` and written to the request's log line. */
   requestId: string;
   /** Its place among the requests in progress: taken at once, or for a request with a body once its body is read. */
   place?: InFlightPlace;
-  /** What it presented for its route's access, read once by AuthGuard; undefined when it sent nothing. */
+  /** What it presented for its route's access, read once by its credential guard; undefined when it sent nothing. */
   credential?: PresentedCredential;
   /** The client the per-client limits count it against (clientOf), once asked. */
   client?: string;

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Admin, CurrentActor } from '../auth/access.decorators';
+import { CurrentActor, Roles } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
@@ -24,7 +24,7 @@ export class MarketsAdminController {
   ) {}
 
   @Get('markets')
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(MarketList, 'Find markets by source, status and part of the slug, newest first')
   async listMarkets(@Query() query: MarketListQueryDto) {
     const { markets, hasMore } = await this.markets.listMarkets({
@@ -40,7 +40,7 @@ export class MarketsAdminController {
   @Post('markets')
   @JsonBody()
   @HttpCode(200)
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(MarketItem, 'Create a market in `monitoring`', ['PARTNER_NOT_FOUND', 'ALREADY_EXISTS'])
   createMarket(@CurrentActor() actor: AdminActor, @Body() body: CreateMarketDto, @Query() _query: NoQuery) {
     return this.admin.createMarket(actor, body.source, body.slug);
@@ -50,7 +50,7 @@ export class MarketsAdminController {
   @JsonBody()
   @ApiIdParam('id', 2, 'The market\'s id')
   @HttpCode(200)
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(MarketItem, 'Resolve a monitoring market with its verdict and proofs', ['MARKET_NOT_FOUND', 'MARKET_NOT_MONITORING'])
   resolveMarket(
     @Param('id', ParseIdPipe) id: string,

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { SLUG_PATTERN, TEXT_PATTERN } from '../common/validation';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -9,11 +9,13 @@ import { SOURCE_MAX_LENGTH } from '../auth/partner-source';
 import { SLUG_MAX_LENGTH } from './market-identity';
 import { parsePublicMarketQuery } from './public-market-query';
 import { Public } from '../auth/access.decorators';
+import { RateLimitGuard } from '../rate-limits/rate-limit.guard';
 import { RateLimit } from '../rate-limits/rate-limits';
 
 @ApiTags('partner')
 @Public()
 @RateLimit('public')
+@UseGuards(RateLimitGuard)
 @Controller('oracle/markets')
 export class MarketsController {
   constructor(private readonly markets: MarketsService) {}

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ChangesController } from './changes-feed/changes.controller';
 import { ChangesFeed } from './changes-feed/changes-feed';
 import { MarketAdmin } from './market-admin';
@@ -16,7 +17,7 @@ import { PublicRecords } from './public-records/public-records';
 
 /** Markets: their public records and changes feed for partners, their administration for admins. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Market, Proof]), AuditModule, AuthModule],
+  imports: [TypeOrmModule.forFeature([Market, Proof]), AuditModule, AuthModule, RateLimitsModule],
   controllers: [ChangesController, MarketsController, MarketsAdminController],
   providers: [MarketsRepository, MarketsService, PublicRecords, ChangesFeed, MarketAdmin, MarketWrites],
   exports: [MarketsService, MarketWrites],

@@ -1,7 +1,10 @@
 import type { Params } from 'nestjs-pino';
+import type { Options } from 'pino-http';
 import pino from 'pino';
 import pretty from 'pino-pretty';
 import type { LoggingConfig } from '../config/configuration';
+import { LogRedaction } from './log-redaction';
+import { requestLogOptions } from './request-log';
 
 /** Lines wait in memory until this much is buffered (one write for many lines)... */
 const BATCH_BYTES = 4096;
@@ -47,17 +50,19 @@ export function logDestination(fd = 1): pino.DestinationStream {
   return destination;
 }
 
-/** Request lines are not nestjs-pino's but RequestObservationMiddleware's pino-http, a child of this logger. */
-export function loggingOptions(config: LoggingConfig): Params {
+/** nestjs-pino's logger and its request line (requestLogOptions), on every route. */
+export function loggingOptions(config: LoggingConfig, redaction: LogRedaction): Params {
+  // Typed by nestjs-pino for Node's own request and response, which Express's extend.
+  const requestLog = requestLogOptions(redaction) as Options;
   return {
-    forRoutes: [],
     pinoHttp: [
       {
+        ...requestLog,
         level: config.level,
         wrapSerializers: false,
-        // No `redact`: no line carries headers (the request line's serializer names its fields), and pino's redaction
+        // No `redact`: no line carries headers (the request line's serializers name its fields), and pino's redaction
         // cloned part of every line to look for them.
-        serializers: { err: loggedError },
+        serializers: { ...requestLog.serializers, err: loggedError },
       },
       readsAsText(config) ? pretty(PRETTY) : logDestination(),
     ],

@@ -19,7 +19,7 @@ import { RequestObservationMiddleware } from './request-observation.middleware';
   exports: [MetricsService, MetricsServer, LogRedaction],
 })
 export class ObservabilityModule implements NestModule {
-  /** First of all middleware (a global module's come first): whatever answers a request, it is logged and counted. */
+  /** First of all middleware but nestjs-pino's (global modules' come first): whatever answers a request, it is counted. */
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(RequestObservationMiddleware).forRoutes('/');
   }

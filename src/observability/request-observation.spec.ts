@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'express';
-import { CLIENT_CLOSED, codeOf } from './request-observation.middleware';
+import { CLIENT_CLOSED, codeOf } from './request-log';
 
 const response = (fields: { envelopeCode?: number; headersSent: boolean; statusCode: number }) =>
   ({ locals: { envelopeCode: fields.envelopeCode }, headersSent: fields.headersSent, statusCode: fields.statusCode }) as unknown as Response;

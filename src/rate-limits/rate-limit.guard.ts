@@ -1,38 +1,33 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Response } from 'express';
+import { clientOf } from '../common/client-address';
+import type { ServiceRequest } from '../common/request-context';
+import { type RateLimitKind, rateLimitKindOf } from './rate-limits';
 
-/** Its refusal states the budget too (X-RateLimit-Limit, -Remaining 0, -Reset as Retry-After), as answers within it do. */
+const CREDENTIAL_PREFIX: Record<Exclude<RateLimitKind, 'public'>, string> = { dispute: 'key', changes: 'feed', admin: 'admin' };
+
+/** @nestjs/throttler's guard, through its hooks only; the limit per route kind is its throttler's (rateLimitOptions). */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  override async onModuleInit(): Promise<void> {
-    await super.onModuleInit();
-    const [throttler, ...others] = this.throttlers;
-    if (others.length > 0 || typeof throttler?.limit !== 'function' || typeof throttler.ttl !== 'number' || typeof (throttler.blockDuration ?? 0) !== 'number') {
-      throw new Error('RateLimitGuard runs one throttler, with a limit function and a ttl and block duration in milliseconds (rateLimitOptions)');
-    }
+  /** Routes without @RateLimit, and requests lacking the credential their route needs: their guard answers them 4010 or 4012 without a lookup. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const kind = rateLimitKindOf(context);
+    return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);
   }
 
-  // The one throttler of rateLimitOptions, straight to handleRequest: no route declares @Throttle or @SkipThrottle,
-  // whose metadata ThrottlerGuard's own canActivate reads (six lookups, four awaits) on every request.
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const [throttler] = this.throttlers;
-    // As ThrottlerGuard: the throttler's own options, else the module's (onModuleInit fills its tracker and key).
-    const common = this.commonOptions;
-    if ((throttler.skipIf ?? common.skipIf)?.(context)) return true;
-    const limit = throttler.limit as (context: ExecutionContext) => number;
-    const ttl = throttler.ttl as number;
-    return this.handleRequest({
-      context,
-      throttler,
-      limit: limit(context),
-      ttl,
-      blockDuration: throttler.blockDuration === undefined ? ttl : (throttler.blockDuration as number),
-      getTracker: throttler.getTracker ?? common.getTracker!,
-      generateKey: throttler.generateKey ?? common.generateKey!,
-    });
+  /** The credential's hash, read once by CredentialGate; on public reads the client IP (as `trust proxy` sees it). */
+  protected override async getTracker(req: ServiceRequest): Promise<string> {
+    return req.context.credential?.hash ?? `ip:${clientOf(req)}`;
   }
 
+  // One budget per tracker across the routes of its kind (an admin credential's 600 a minute cover every admin route).
+  protected override generateKey(context: ExecutionContext, tracker: string, name: string): string {
+    const kind = rateLimitKindOf(context)!;
+    return kind === 'public' ? `${name}:${tracker}` : `${name}:${CREDENTIAL_PREFIX[kind]}:${tracker}`;
+  }
+
+  /** Its refusal states the budget too (X-RateLimit-Limit, -Remaining 0, -Reset as Retry-After), as answers within it do. */
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     const response = context.switchToHttp().getResponse<Response>();
     response.setHeader(`${this.headerPrefix}-Limit`, detail.limit);

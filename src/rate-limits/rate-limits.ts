@@ -1,7 +1,5 @@
-import { type ExecutionContext, Logger, SetMetadata } from '@nestjs/common';
+import { Logger, SetMetadata } from '@nestjs/common';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
-import { clientOf } from '../common/client-address';
-import type { ServiceRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
 import type { RateLimitConfig } from '../config/configuration';
 import { MemoryThrottlerStorage } from './memory-throttler-storage';
@@ -19,19 +17,8 @@ export const RateLimit = (kind: RateLimitKind) => SetMetadata(RATE_LIMIT, kind);
 /** Every budget is per minute: a fixed window, and a tracker over its limit waits it out. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-const kindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
-
-/** `public` per client IP (as `trust proxy` sees it); the others per credential hash, read once by AuthGuard. */
-function trackerOf(req: ServiceRequest, kind: RateLimitKind): string {
-  if (kind === 'public') return `ip:${clientOf(req)}`;
-  return `${kind === 'admin' ? 'admin' : kind === 'dispute' ? 'key' : 'feed'}:${req.context.credential!.hash}`;
-}
-
-/** Nor for requests lacking the credential their route needs: AuthGuard answers them 4010 or 4012 without a lookup. */
-function exempt(context: ExecutionContext): boolean {
-  const kind = kindOf(context);
-  return kind === undefined || (kind !== 'public' && context.switchToHttp().getRequest<ServiceRequest>().context.credential === undefined);
-}
+/** The route's kind (handler, else controller), for its limit and RateLimitGuard's hooks. */
+export const rateLimitKindOf = routeMetadata<RateLimitKind>(RATE_LIMIT);
 
 /** A Redis failure: counted every time, logged at most once a minute. */
 function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
@@ -42,7 +29,7 @@ function storeFailureReporter(metrics: MetricsService): (error: Error) => void {
   };
 }
 
-/** One throttler whose limit and tracker depend on the route's kind; limits per minute. */
+/** One throttler whose limit depends on the route's kind; limits per minute. RateLimitGuard's hooks skip, track and key. */
 export async function rateLimitOptions(config: RateLimitConfig, metrics: MetricsService): Promise<ThrottlerModuleOptions> {
   const perMinute: Record<RateLimitKind, number> = {
     public: config.publicPerMinute,
@@ -65,12 +52,7 @@ export async function rateLimitOptions(config: RateLimitConfig, metrics: Metrics
       {
         name: 'default',
         ttl: RATE_LIMIT_WINDOW_MS,
-        limit: (context) => perMinute[kindOf(context)!],
-        skipIf: exempt,
-        getTracker: (req, context) => trackerOf(req as ServiceRequest, kindOf(context)!),
-        // One budget per tracker across the routes of its kind (an admin credential's 600 a minute
-        // cover every admin route); the tracker is already an IP or a hash, prefixed by its kind.
-        generateKey: (_context, tracker, name) => `${name}:${tracker}`,
+        limit: (context) => perMinute[rateLimitKindOf(context)!],
       },
     ],
     storage: redis ?? new MemoryThrottlerStorage(),

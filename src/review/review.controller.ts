@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import { AuditPage } from '../audit/audit-event.schema';
 import { AuditTrail } from '../audit/audit-trail';
-import { Admin, CurrentActor } from '../auth/access.decorators';
+import { CurrentActor, Roles } from '../auth/access.decorators';
 import type { AdminActor } from '../auth/reviewers.service';
 import { DEFAULT_PAGE_SIZE, idAfterCursor, nextCursor } from '../common/cursor';
 import { NoQuery } from '../common/no-fields';
@@ -29,7 +29,7 @@ export class ReviewController {
   ) {}
 
   @Get('disputes')
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(DisputeQueue, 'The dispute queue: open disputes before closed ones, each oldest first; or one status')
   async listDisputes(@Query() query: DisputeQueueQueryDto) {
     const { disputes, hasMore } = await this.disputes.listAdminDisputes({
@@ -42,7 +42,7 @@ export class ReviewController {
 
   // Declared before disputes/:id, which would otherwise take `counts` for an id.
   @Get('disputes/counts')
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(DisputeCounts, 'How many disputes are open and closed')
   countDisputes(@Query() _query: NoQuery) {
     return this.disputes.countByStatus();
@@ -50,7 +50,7 @@ export class ReviewController {
 
   @Get('disputes/:id')
   @ApiIdParam('id', 17, 'The dispute\'s id')
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(AdminDispute, 'One dispute with its market and submitter', ['DISPUTE_NOT_FOUND'])
   getDispute(@Param('id', ParseIdPipe) id: string, @Query() _query: NoQuery) {
     return this.disputes.getAdminDispute(id);
@@ -60,7 +60,7 @@ export class ReviewController {
   @JsonBody()
   @ApiIdParam('id', 17, 'The dispute\'s id')
   @HttpCode(200)
-  @Admin('reviewer')
+  @Roles('admin', 'reviewer')
   @ApiEnvelope(AdminDispute, 'Close an open dispute with a keep or override decision', ['DISPUTE_NOT_FOUND', 'DISPUTE_ALREADY_DECIDED'])
   recordDecision(
     @Param('id', ParseIdPipe) id: string,
@@ -72,7 +72,7 @@ export class ReviewController {
   }
 
   @Get('audit')
-  @Admin('admin')
+  @Roles('admin')
   @ApiEnvelope(AuditPage, 'The audit log of admin writes, newest first; by actor, action, target and time')
   async listAudit(@Query() query: AuditQueryDto) {
     const instant = (text: string | undefined) => (text === undefined ? undefined : parseRfc3339(text));

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
 import { DisputesModule } from '../disputes/disputes.module';
 import { MarketsModule } from '../markets/markets.module';
 import { ReviewController } from './review.controller';
@@ -7,7 +8,7 @@ import { Reviewing } from './reviewing';
 
 /** Reviewing: the dispute queue, decisions and the audit trail (the admin routes of reviewers). */
 @Module({
-  imports: [AuditModule, MarketsModule, DisputesModule],
+  imports: [AuditModule, AuthModule, MarketsModule, DisputesModule],
   controllers: [ReviewController],
   providers: [Reviewing],
 })

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, type PipeTransform, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Admin, CurrentActor } from '../auth/access.decorators';
+import { CurrentActor, Roles } from '../auth/access.decorators';
 import { ApiSourceParam } from '../auth/partner-source';
 import type { AdminActor } from '../auth/reviewers.service';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
@@ -32,7 +32,7 @@ const ONE_WEBHOOK: ('PARTNER_NOT_FOUND' | 'WEBHOOK_NOT_FOUND')[] = ['PARTNER_NOT
 /** A partner's webhooks (contract §7): registered, listed, deleted, their secrets rotated, events sent again. */
 @ApiTags('admin')
 @RateLimit('admin')
-@Admin('admin')
+@Roles('admin')
 @ApiSourceParam()
 @Controller('admin/partners/:source/webhooks')
 export class WebhooksController {
