@@ -17,7 +17,7 @@ export type ServiceRequest = Request & { context: RequestContext };
 
 /** A request's place among those in progress (MAX_REQUESTS_IN_FLIGHT). */
 export interface InFlightPlace {
-  /** Takes it, or throws 5031 if none is free. */
+  /** Takes it (again, after leave(), once the wait is over), or throws 5031 if none is free. */
   take(): void;
   /** Gives it back before the answer: the request waits without working (a long poll). */
   leave(): void;

@@ -45,8 +45,9 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     let state: 'waiting' | 'working' | 'idle' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
     (req as ServiceRequest).context.place = {
+      // Taken once its body is read, or again by a long poll woken to work (it left while it waited).
       take: () => {
-        if (state !== 'waiting') return;
+        if (state !== 'waiting' && state !== 'idle') return;
         this.take(res);
         state = 'working';
       },

@@ -30,6 +30,8 @@ export class ChangesFeed {
       context.place?.leave();
       await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!, left);
       if (left.aborted) return { changes: [], next_after: after };
+      // Woken, it works again: counted among the requests in progress (5031 past them), as the in-flight gauge shows.
+      context.place?.take();
       // Revoked while it waited: refused, as the key is from then on everywhere.
       if (!(await this.partnerKeys.keyIsActive(partner.keyId))) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);
       page = await this.page(partner.source, after, limit);
