@@ -17,10 +17,12 @@ export type ServiceRequest = Request & { context: RequestContext };
 
 /** A request's place among those in progress (MAX_REQUESTS_IN_FLIGHT). */
 export interface InFlightPlace {
-  /** Takes it (again, after leave(), once the wait is over), or throws 5031 if none is free. */
+  /** Takes it, or throws 5031 if none is free. */
   take(): void;
   /** Gives it back before the answer: the request waits without working (a long poll). */
   leave(): void;
+  /** Takes it again once woken (after leave()): waits its turn, long polls holding at most half the places; never 5031. */
+  resume(): Promise<void>;
 }
 
 export interface PresentedCredential {

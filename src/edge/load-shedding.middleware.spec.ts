@@ -14,22 +14,51 @@ function request(): { req: ServiceRequest; res: Response } {
 }
 
 describe('LoadSheddingMiddleware', () => {
-  it('counts a long poll woken to work again, so that admission and the in-flight gauge agree', async () => {
-    const metrics = new MetricsService(...([undefined, undefined] as unknown as ConstructorParameters<typeof MetricsService>));
-    const shedding = new LoadSheddingMiddleware({ maxRequestsInFlight: 1, maxUnreadAnswerBytes: 1024 * 1024 } as EdgeConfig, metrics);
-    const inFlight = async () => (await metrics.inFlight.get()).values[0].value;
-    const poll = request();
-    shedding.use(poll.req as unknown as Request, poll.res, () => undefined);
-    expect(await inFlight()).toBe(1);
-    poll.req.context.place!.leave();
+  const metrics = new MetricsService(...([undefined, undefined] as unknown as ConstructorParameters<typeof MetricsService>));
+  const inFlight = async () => (await metrics.inFlight.get()).values[0].value;
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('counts woken long polls again, in turn, at most half the places, never refused', async () => {
+    const shedding = new LoadSheddingMiddleware({ maxRequestsInFlight: 2, maxUnreadAnswerBytes: 1024 * 1024 } as EdgeConfig, metrics);
+    const enter = () => {
+      const r = request();
+      shedding.use(r.req as unknown as Request, r.res, () => undefined);
+      return r;
+    };
+    const [a, b] = [enter(), enter()];
+    a.req.context.place!.leave();
+    b.req.context.place!.leave();
     expect(await inFlight()).toBe(0);
-    poll.req.context.place!.take();
-    expect(await inFlight()).toBe(1);
-    const other = request();
-    expect(() => shedding.use(other.req as unknown as Request, other.res, () => undefined)).toThrow(expect.objectContaining({ code: 5031 }));
-    poll.res.emit('close');
+    const ordinary = enter();
+    const resumed: string[] = [];
+    void a.req.context.place!.resume().then(() => resumed.push('a'));
+    void b.req.context.place!.resume().then(() => resumed.push('b'));
+    await settle();
+    expect({ resumed, inFlight: await inFlight() }).toEqual({ resumed: ['a'], inFlight: 2 });
+    // The other place stays the ordinary requests': b waits for a's, not for the ordinary one's.
+    ordinary.res.emit('close');
+    await settle();
+    expect({ resumed, inFlight: await inFlight() }).toEqual({ resumed: ['a'], inFlight: 1 });
+    a.res.emit('close');
+    await settle();
+    expect({ resumed, inFlight: await inFlight() }).toEqual({ resumed: ['a', 'b'], inFlight: 1 });
+    b.res.emit('close');
     expect(await inFlight()).toBe(0);
-    shedding.use(other.req as unknown as Request, other.res, () => undefined);
+  });
+
+  it('lets a woken long poll whose client leaves in the queue go without a place', async () => {
+    const shedding = new LoadSheddingMiddleware({ maxRequestsInFlight: 2, maxUnreadAnswerBytes: 1024 * 1024 } as EdgeConfig, metrics);
+    const polls = [request(), request()];
+    for (const poll of polls) {
+      shedding.use(poll.req as unknown as Request, poll.res, () => undefined);
+      poll.req.context.place!.leave();
+    }
+    const [first, second] = polls.map((poll) => poll.req.context.place!.resume());
+    await first;
+    polls[1].res.emit('close');
+    await second;
     expect(await inFlight()).toBe(1);
+    polls[0].res.emit('close');
+    expect(await inFlight()).toBe(0);
   });
 });
