@@ -139,6 +139,14 @@ describe('webhooks (/admin/partners/{source}/webhooks, deliveries)', () => {
       expect((await master.post('/admin/partners/many/webhooks', { url: receiver.url('/many-20') })).code).toBe(0);
     });
 
+    it('keeps a partner to 20 webhooks under 70 concurrent registrations', async () => {
+      await partner('crowd');
+      const answers = await Promise.all(Array.from({ length: 70 }, (_, n) => master.post('/admin/partners/crowd/webhooks', { url: receiver.url(`/crowd-${n}`) })));
+      expect(answers.filter((answer) => answer.code === 0)).toHaveLength(20);
+      expect(answers.filter((answer) => answer.code !== 0)).toEqual(Array(50).fill(error(4000, 'invalid request', 'a partner has at most 20 webhooks')));
+      expect((await master.get('/admin/partners/crowd/webhooks')).data.webhooks).toHaveLength(20);
+    });
+
     it('4031 for a reviewer, 4012 without credentials; 4000 for bad bodies', async () => {
       await partner('guarded');
       const FORBIDDEN = error(4031, 'forbidden');

@@ -93,8 +93,9 @@ export class AuthRepository {
     await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
-  partner(tx: Transaction, source: string): Promise<Partner | null> {
-    return tx.withRepository(this.partners).findOne({ select: { id: true, source: true, name: true }, where: { source } });
+  /** Partner `source`; with `lock`, its row held (FOR NO KEY UPDATE) until `tx` ends. */
+  partner(tx: Transaction, source: string, lock = false): Promise<Partner | null> {
+    return tx.withRepository(this.partners).findOne({ select: { id: true, source: true, name: true }, where: { source }, ...(lock && { lock: { mode: 'for_no_key_update' } }) });
   }
 
   countPartners(): Promise<number> {

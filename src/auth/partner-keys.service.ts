@@ -47,10 +47,10 @@ export class PartnerKeysService {
     return this.repository.keyHold(keyId);
   }
 
-  /** The partner owning `source` (4042 when there is none). */
-  async requirePartner(tx: Transaction, source: string): Promise<Partner> {
+  /** The partner owning `source` (4042 when there is none); `lock`: its row held until `tx` ends, so a limit counted per partner holds. */
+  async requirePartner(tx: Transaction, source: string, { lock = false } = {}): Promise<Partner> {
     // A path segment may decode to U+0000, which PostgreSQL text cannot hold: no such partner.
-    const partner = source.includes('\u0000') ? undefined : await this.repository.partner(tx, source);
+    const partner = source.includes('\u0000') ? undefined : await this.repository.partner(tx, source, lock);
     if (!partner) throw new ApiError(ErrorCatalogue.PARTNER_NOT_FOUND);
     return partner;
   }

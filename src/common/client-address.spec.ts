@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { clientAddress } from './client-address';
+import type { Request } from 'express';
+import { clientAddress, forwardedForWithinBounds } from './client-address';
 
 describe('clientAddress', () => {
   it('is an IPv4 address in its four-part decimal form, an IPv4-mapped one as IPv4', () => {
@@ -21,5 +22,25 @@ describe('clientAddress', () => {
     for (const text of ['', 'not:an:address', 'x'.repeat(12_000), '0x7f.1', '127.1', '010.0.0.1', '1.2.3.4/8', ' 1.2.3.4']) {
       expect({ text: text.slice(0, 20), address: clientAddress(text) }).toEqual({ text: text.slice(0, 20), address: undefined });
     }
+  });
+});
+
+describe('forwardedForWithinBounds', () => {
+  const withHeader = (value?: string) => ({ headers: value === undefined ? {} : { 'x-forwarded-for': value } }) as unknown as Request;
+  const hops = (count: number, address = '::1') => Array(count).fill(address).join(', ');
+
+  it('takes no header, and up to 20 addresses in up to 1,512 characters', () => {
+    expect(forwardedForWithinBounds(withHeader())).toBe(true);
+    expect(forwardedForWithinBounds(withHeader(hops(1, '203.0.113.7')))).toBe(true);
+    expect(forwardedForWithinBounds(withHeader(hops(20)))).toBe(true);
+    expect(forwardedForWithinBounds(withHeader(hops(20, '2001:db8:1:2:3:4:5:6').padEnd(1_512, 'x')))).toBe(true);
+  });
+
+  it('refuses a 21st address, a 1,513th character, and thousands of either without reading them all', () => {
+    expect(forwardedForWithinBounds(withHeader(hops(21)))).toBe(false);
+    expect(forwardedForWithinBounds(withHeader(','.repeat(20)))).toBe(false);
+    expect(forwardedForWithinBounds(withHeader('1.2.3.4'.padEnd(1_513, 'x')))).toBe(false);
+    expect(forwardedForWithinBounds(withHeader(hops(2_900)))).toBe(false);
+    expect(forwardedForWithinBounds(withHeader(','.repeat(1_000_000)))).toBe(false);
   });
 });

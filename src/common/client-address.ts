@@ -7,9 +7,23 @@ import type { ServiceRequest } from './request-context';
 export function clientOf(req: Request): string {
   const context = (req as Partial<ServiceRequest>).context;
   if (context?.client !== undefined) return context.client;
-  const client = clientAddress(req.ip ?? '') ?? clientAddress(req.socket.remoteAddress ?? '') ?? 'unknown';
+  const relayed = forwardedForWithinBounds(req) ? clientAddress(req.ip ?? '') : undefined;
+  const client = relayed ?? clientAddress(req.socket.remoteAddress ?? '') ?? 'unknown';
   if (context) context.client = client;
   return client;
+}
+
+/** X-Forwarded-For is read this far at most: past it the request is refused (4000) and its client is the peer, so walking it costs a bounded amount. */
+export const FORWARDED_FOR_LIMITS = { hops: 20, characters: 1_512 };
+
+/** Whether X-Forwarded-For (its fields as Node joins them) is within FORWARDED_FOR_LIMITS, found in at most `characters` steps. */
+export function forwardedForWithinBounds(req: Request): boolean {
+  const header = req.headers['x-forwarded-for'];
+  if (header === undefined) return true;
+  if (header.length > FORWARDED_FOR_LIMITS.characters) return false;
+  let hops = 1;
+  for (let at = header.indexOf(','); at !== -1; at = header.indexOf(',', at + 1)) if (++hops > FORWARDED_FOR_LIMITS.hops) return false;
+  return true;
 }
 
 /** A dual-stack listener's form of an IPv4 client, matched here to skip ipaddr.js's costly IPv6 parse. */

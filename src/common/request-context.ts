@@ -21,6 +21,8 @@ export interface InFlightPlace {
   take(): void;
   /** Gives it back before the answer: the request waits without working (a long poll). */
   leave(): void;
+  /** Takes it again once woken (after leave()): waits its turn, long polls holding at most half the places; never 5031. */
+  resume(): Promise<void>;
 }
 
 export interface PresentedCredential {

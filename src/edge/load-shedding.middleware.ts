@@ -23,6 +23,10 @@ const UNREAD_SHARE_AT_LEAST = 512 * 1024;
 export class LoadSheddingMiddleware implements NestMiddleware {
   private readonly limit: number;
   private inFlight = 0;
+  // Woken long polls wait here for a place rather than being refused: they are held already (CHANGES_WAITS_MAX bounds
+  // them), and they take at most half the places, so that a storm of them leaves the rest to other requests.
+  private readonly wokenWaiting: (() => void)[] = [];
+  private wokenWorking = 0;
   private readonly unread: ByteBudget;
 
   constructor(
@@ -44,6 +48,8 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // A request with a body takes its place once the body is read (JsonBodyInterceptor).
     let state: 'waiting' | 'working' | 'idle' | 'written' | 'closed' = 'waiting';
     let unreadBytes = 0;
+    let woken = false;
+    let dequeue: (() => void) | undefined;
     (req as ServiceRequest).context.place = {
       take: () => {
         if (state !== 'waiting') return;
@@ -52,9 +58,29 @@ export class LoadSheddingMiddleware implements NestMiddleware {
       },
       leave: () => {
         if (state !== 'working') return;
-        this.leave();
+        this.leave(woken);
         state = 'idle';
       },
+      resume: () =>
+        new Promise<void>((resolve) => {
+          if (state !== 'idle') return resolve();
+          const turn = () => {
+            dequeue = undefined;
+            if (state === 'idle') {
+              this.enter();
+              this.wokenWorking++;
+              woken = true;
+              state = 'working';
+            }
+            resolve();
+          };
+          this.wokenWaiting.push(turn);
+          dequeue = () => {
+            this.wokenWaiting.splice(this.wokenWaiting.indexOf(turn), 1);
+            resolve();
+          };
+          this.admitWoken();
+        }),
     };
     if (!readsBody(req)) {
       this.take(res);
@@ -64,7 +90,7 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // and the answer's bytes count as unread until its connection has taken them.
     onHeaders(res, () => {
       if (state === 'written' || state === 'closed') return;
-      if (state === 'working') this.leave();
+      if (state === 'working') this.leave(woken);
       state = 'written';
       unreadBytes = Number(res.getHeader('content-length')) || 0;
       if (unreadBytes > 0) this.unread.hold(client, unreadBytes);
@@ -74,7 +100,8 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     // also comes when the connection closes, before its turn included (a pipelined request
     // without a socket, which on-finished would wait on for good).
     res.once('close', () => {
-      if (state === 'working') this.leave();
+      dequeue?.();
+      if (state === 'working') this.leave(woken);
       else if (state === 'written' && unreadBytes > 0) {
         this.unread.give(client, unreadBytes);
         this.metrics.unreadAnswerBytes.set(this.unread.held);
@@ -84,15 +111,26 @@ export class LoadSheddingMiddleware implements NestMiddleware {
     next();
   }
 
-  private leave(): void {
+  private enter(): void {
+    this.inFlight++;
+    this.metrics.inFlight.inc();
+  }
+
+  private leave(woken: boolean): void {
     this.inFlight--;
     this.metrics.inFlight.dec();
+    if (woken) this.wokenWorking--;
+    this.admitWoken();
   }
 
   /** A place among the requests in progress, or the refusal to throw. */
   private take(res: Response): void {
     if (this.inFlight >= this.limit) throw shedRequest(this.metrics, 'process', ErrorCatalogue.SERVER_BUSY);
-    this.inFlight++;
-    this.metrics.inFlight.inc();
+    this.enter();
+  }
+
+  /** Woken long polls in turn, while one place is free and they hold under half of them. */
+  private admitWoken(): void {
+    while (this.wokenWaiting.length > 0 && this.inFlight < this.limit && this.wokenWorking < this.limit / 2) this.wokenWaiting.shift()!();
   }
 }

@@ -8,7 +8,7 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 /** The cloud providers' instance metadata services, named as such in refusals. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
 /** ipaddr.js's names of ranges, as a refusal says them. */
-const RANGE_NAMES: Record<string, string> = { linkLocal: 'link-local', uniqueLocal: 'unique local', carrierGradeNat: 'carrier-grade NAT' };
+const RANGE_NAMES: Record<string, string> = { linkLocal: 'link-local', uniqueLocal: 'unique local', carrierGradeNat: 'carrier-grade NAT', deprecatedSiteLocal: 'site-local', rfc6052: 'NAT64 local-use' };
 
 /** An address a webhook may not connect to, and what it is. */
 export interface RefusedAddress {
@@ -16,14 +16,37 @@ export interface RefusedAddress {
   kind: string;
 }
 
-/** Why a webhook may not connect to `address`, or null for public unicast (IPv4-mapped IPv6 judged as IPv4). */
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** IANA's global unicast block; the rest of IPv6 is unassigned or special, so refused. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** The IPv4 address an IPv6 one stands for (RFC 4291 mapped and compatible, NAT64, 6to4, Teredo's client), else itself. */
+export function embeddedIPv4(address: Address): Address {
+  if (address.kind() === 'ipv4') return address;
+  const v6 = address as ipaddr.IPv6;
+  const [, w1, w2, , , , w6, w7] = v6.parts;
+  const range = v6.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || v6.match(NAT64)) return ipv4Of(w6, w7);
+  if (range === '6to4') return ipv4Of(w1, w2);
+  if (range === 'teredo') return ipv4Of(w6 ^ 0xffff, w7 ^ 0xffff);
+  // :: and ::1 keep their IPv6 names; both are refused either way.
+  if (v6.match(IPV4_COMPATIBLE) && range !== 'unspecified' && range !== 'loopback') return ipv4Of(w6, w7);
+  return v6;
+}
+
+/** Why a webhook may not connect to `address`, or null when it (or the IPv4 it embeds) is globally routable unicast. */
 export function refusedAddress(address: string): RefusedAddress | null {
   if (!ipaddr.isValid(address)) return { address, kind: 'not an IP address' };
-  const parsed = ipaddr.process(address);
+  const parsed = embeddedIPv4(ipaddr.parse(address));
   const text = parsed.toString();
   if (METADATA_ADDRESSES.has(text)) return { address: text, kind: 'cloud metadata' };
   const range = parsed.range();
-  return range === 'unicast' ? null : { address: text, kind: RANGE_NAMES[range] ?? range };
+  if (range !== 'unicast') return { address: text, kind: RANGE_NAMES[range] ?? range };
+  if (parsed.kind() === 'ipv6' && !(parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return { address: text, kind: 'not global unicast' };
+  return null;
 }
 
 /** "10.0.0.1, not a public address (private)". */

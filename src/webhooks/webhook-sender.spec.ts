@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { publicOnlyLookup } from './url-policy';
 import { postDelivery } from './webhook-sender';
 
 describe('a delivery attempt (postDelivery)', () => {
@@ -59,5 +60,33 @@ describe('a delivery attempt (postDelivery)', () => {
     });
     expect(await postDelivery(`${base}/ok`, '{}', headers, false, never)).toEqual({ delivered: false, httpStatus: null, error: 'refused: url must use https://' });
     expect(await postDelivery(`http://localhost:${port}/ok`, '{}', headers, true, never)).toEqual({ delivered: true, httpStatus: 204, error: null });
+  });
+
+  // [host as written in the URL, the address it is judged as, why]: the same forms the registration table refuses.
+  const HOSTS: [string, string, string][] = [
+    ['[::127.0.0.1]', '127.0.0.1', 'loopback'],
+    ['[::7F00:1]', '127.0.0.1', 'loopback'],
+    ['[::]', '::', 'unspecified'],
+    ['[0:0:0:0:0:ffff:7f00:1]', '127.0.0.1', 'loopback'],
+    ['[::169.254.169.254]', '169.254.169.254', 'cloud metadata'],
+    ['[64:ff9b::a00:1]', '10.0.0.1', 'private'],
+    ['[2002:c0a8:101::]', '192.168.1.1', 'private'],
+    ['[2001:0:4136:e378:8000:63bf:80ff:fffe]', '127.0.0.1', 'loopback'],
+    ['2130706433', '127.0.0.1', 'loopback'],
+    ['0x7f.1', '127.0.0.1', 'loopback'],
+    ['0177.0.0.1', '127.0.0.1', 'loopback'],
+    ['127.1', '127.0.0.1', 'loopback'],
+    ['198.18.0.1', '198.18.0.1', 'reserved'],
+    ['100.64.0.1', '100.64.0.1', 'carrier-grade NAT'],
+  ];
+
+  it.each(HOSTS)('refuses, as it connects, https://%s/ as %s (%s)', async (host, judged, kind) => {
+    expect(await postDelivery(`https://${host}/ok`, '{}', headers, false, never)).toEqual({ delivered: false, httpStatus: null, error: `refused: the host is ${judged}, not a public address (${kind})` });
+  });
+
+  it.each(HOSTS.filter(([host]) => host.startsWith('[')))('refuses %s when a name resolves to it', async (host, judged, kind) => {
+    const address = host.slice(1, -1);
+    const error = await new Promise<Error | null>((done) => publicOnlyLookup(address, { family: 0 }, (failure) => done(failure)));
+    expect(error?.message).toBe(`refused: ${address} resolves to ${judged}, not a public address (${kind})`);
   });
 });

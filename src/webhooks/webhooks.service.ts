@@ -41,7 +41,8 @@ export class WebhooksService {
     });
     const secret = generateSecret();
     return this.audit.record(actor, async (tx) => {
-      await this.partners.requirePartner(tx, source);
+      // Held until commit: concurrent registrations count one after another, so the limit holds.
+      await this.partners.requirePartner(tx, source, { lock: true });
       const created = await this.repository.insert(tx, source, checked.href, description, secret);
       if (created.count > WEBHOOKS_PER_PARTNER) throw new ApiError(ErrorCatalogue.INVALID_REQUEST, `a partner has at most ${WEBHOOKS_PER_PARTNER} webhooks`);
       const id = webhookId(created.id);

@@ -29,6 +29,8 @@ export class ChangesFeed {
       // A long poll waits without working: it is no request in progress (5031), and is bounded apart.
       context.place?.leave();
       await this.waiters.wait(partner.source, partner.keyId, BigInt(after), query.wait_ms!, left);
+      // Woken, it works again: counted among the requests in progress, as the in-flight gauge shows.
+      await context.place?.resume();
       if (left.aborted) return { changes: [], next_after: after };
       // Revoked while it waited: refused, as the key is from then on everywhere.
       if (!(await this.partnerKeys.keyIsActive(partner.keyId))) throw new ApiError(ErrorCatalogue.API_KEY_INVALID);

@@ -20,9 +20,11 @@ export class ChangesController {
   @PartnerKey()
   @ApiEnvelope(ChangesPage, "Your source's market events after a sequence, at once or by long polling", ['CHANGES_CURSOR_EXPIRED'])
   read(@CurrentPartner() partner: AuthenticatedPartner, @Query() query: ChangesQueryDto, @Req() req: ServiceRequest) {
-    // A long poll whose client left is over: its place among the held ones is free at once.
+    // A long poll whose client left is over: its place among the held ones is free at once. One that left while the
+    // guards ran had its 'close' already: it holds no place and wakes to no read.
     const left = new AbortController();
-    req.res!.once('close', () => left.abort());
+    if (req.res!.closed) left.abort();
+    else req.res!.once('close', () => left.abort());
     return this.feed.read(partner, query, req.context, left.signal);
   }
 }
