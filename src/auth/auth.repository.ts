@@ -4,6 +4,7 @@ import DataLoader from 'dataloader';
 import { IsNull, type Repository } from 'typeorm';
 import type { CaselessNameSkeletons } from '../common/confusable-skeleton';
 import { ApiError, ErrorCatalogue } from '../common/error-catalogue';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { boundedPage, type Page, pageOf } from '../database/bounded-page';
 import { isUniqueViolation } from '../database/database-errors';
 import { raw, Sql, sql, type Statement, type Transaction } from '../database/sql';
@@ -93,9 +94,11 @@ export class AuthRepository {
     await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
-  /** Partner `source`; with `lock`, its row held (FOR NO KEY UPDATE) until `tx` ends. */
-  partner(tx: Transaction, source: string, lock = false): Promise<Partner | null> {
-    return tx.withRepository(this.partners).findOne({ select: { id: true, source: true, name: true }, where: { source }, ...(lock && { lock: { mode: 'for_no_key_update' } }) });
+  /** Partner `source`; with `lock`, its limits' advisory lock held until `tx` ends (a row lock needs UPDATE, which the runtime role lacks). */
+  async partner(tx: Transaction, source: string, lock = false): Promise<Partner | null> {
+    const partner = await tx.withRepository(this.partners).findOne({ select: { id: true, source: true, name: true }, where: { source } });
+    if (partner && lock) await tx.query(`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.partnerLimitsClass}, ($1::bigint % 2147483647)::int)`, [partner.id]);
+    return partner;
   }
 
   countPartners(): Promise<number> {

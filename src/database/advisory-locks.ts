@@ -12,6 +12,8 @@ export const ADVISORY_LOCKS = {
   sessionDefaults: '7103, 3',
   /** Filings by idempotency key (the second key: a hash of the source and the key). */
   idempotencyKeyClass: 7104,
+  /** A partner's limits (webhooks per partner), counted one registration at a time (the second key: the partner's id). */
+  partnerLimitsClass: 7105,
   /** Migrations, one instance at a time (the one-key form, apart from the two-key ones): "settlement-oracle migrations". */
   migrations: 7_236_418_905,
 } as const;
