@@ -3,8 +3,9 @@ import { ADVISORY_LOCKS } from '../database/advisory-locks';
 /** Events sequenced by one poll at most: the rest by the next ones. */
 const SEQUENCE_BATCH = 10_000;
 
-/** The channel told once per batch of sequenced events (change-signal.ts), and by a queued redelivery. */
+/** The channels of the change signal (change-signal.ts): once per batch of sequenced events (and a queued redelivery); once per fan-out that queued deliveries. */
 export const CHANGE_SIGNAL_CHANNEL = 'oracle_changes';
+export const DELIVERIES_SIGNAL_CHANNEL = 'oracle_deliveries';
 
 /** After an append, in the same statement: the event's id (the sequence's last value is the session's own). */
 export const APPENDED_EVENT_ID = "currval(pg_get_serial_sequence('market_events', 'id'))::text";

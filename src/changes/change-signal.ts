@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Client } from 'pg';
 import { databaseConfig, type DatabaseConfig } from '../config/configuration';
 import { DATABASE_LOCATION, type DatabaseLocation } from '../database/database.module';
-import { Sql, sql } from '../database/sql';
+import { Sql, sql, type Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
-import { CHANGE_SIGNAL_CHANNEL } from './change-log.functions';
+import { CHANGE_SIGNAL_CHANNEL, DELIVERIES_SIGNAL_CHANNEL } from './change-log.functions';
 
 /** How often the listening session is checked (a silent drop loses notifications; TCP keep-alive alone takes minutes); the first check comes sooner. */
 const HEARTBEAT_MS = 10_000;
@@ -14,8 +14,10 @@ const HEARTBEAT_TIMEOUT_MS = 5_000;
 const RECONNECT_FIRST_MS = 1_000;
 const RECONNECT_MAX_MS = 30_000;
 
-/** Told when events were sequenced (or redeliveries queued), or when the signal may have been missed. */
+/** Told when events were sequenced (or redeliveries queued), or deliveries queued, or when the signal may have been missed. */
 export type SignalHandler = () => void;
+const CHANNELS = { changes: CHANGE_SIGNAL_CHANNEL, deliveries: DELIVERIES_SIGNAL_CHANNEL } as const;
+export type SignalChannel = keyof typeof CHANNELS;
 
 /**
  * LISTENs for the sequencer's one NOTIFY per batch on a session of its own, where migrations run (DATABASE_DIRECT_URL,
@@ -25,7 +27,7 @@ export type SignalHandler = () => void;
 @Injectable()
 export class ChangeSignal implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ChangeSignal');
-  private readonly handlers: SignalHandler[] = [];
+  private readonly handlers = new Map<string, SignalHandler[]>(Object.values(CHANNELS).map((channel) => [channel, []]));
   private readonly url: string;
   private readonly connectTimeoutMs: number;
   private client: Client | null = null;
@@ -58,9 +60,9 @@ export class ChangeSignal implements OnApplicationBootstrap, OnApplicationShutdo
     return this.isListening ? 'listening' : 'polling';
   }
 
-  /** `handler` runs on every notification, and once each time listening starts (what came meanwhile was missed). */
-  subscribe(handler: SignalHandler): void {
-    this.handlers.push(handler);
+  /** `handler` runs on every notification of `channel`, and once each time listening starts or stops (what came meanwhile was missed). */
+  subscribe(handler: SignalHandler, channel: SignalChannel = 'changes'): void {
+    this.handlers.get(CHANNELS[channel])!.push(handler);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -80,15 +82,20 @@ export class ChangeSignal implements OnApplicationBootstrap, OnApplicationShutdo
     await this.sql.rows(sql`SELECT pg_notify(${CHANGE_SIGNAL_CHANNEL}, '')`);
   }
 
+  /** In the fan-out's transaction (one per batch it queues): every sending instance fetches once it commits. */
+  async deliveriesQueued(tx: Transaction): Promise<void> {
+    await this.sql.rows(sql`SELECT pg_notify(${DELIVERIES_SIGNAL_CHANNEL}, '')`, tx);
+  }
+
   private async connect(): Promise<void> {
     const client = new Client({ connectionString: this.url, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true, application_name: 'settlement-oracle-signal' });
     this.client = client;
     client.on('error', (error) => this.dropped(error, client));
     client.on('end', () => this.dropped(new Error('the connection ended'), client));
-    client.on('notification', () => this.tell());
+    client.on('notification', (message) => this.tell(message.channel));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGE_SIGNAL_CHANNEL}`);
+      await client.query(`LISTEN ${CHANGE_SIGNAL_CHANNEL}; LISTEN ${DELIVERIES_SIGNAL_CHANNEL}`);
       this.backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     } catch (error) {
       return this.dropped(error as Error, client);
@@ -144,7 +151,8 @@ export class ChangeSignal implements OnApplicationBootstrap, OnApplicationShutdo
     if (!this.pooled) this.reconnect = setTimeout(() => void this.connect(), delayMs).unref();
   }
 
-  private tell(): void {
-    for (const handler of this.handlers) handler();
+  /** The handlers of `channel`, or of every channel. */
+  private tell(channel?: string): void {
+    for (const [name, handlers] of this.handlers) if (channel === undefined || channel === name) for (const handler of handlers) handler();
   }
 }

@@ -100,10 +100,11 @@ export class WebhookFanout implements ChangeListener {
         if (deliveries.length > 0) {
           await this.queue.enqueue(tx, deliveries);
           await this.repository.markEnqueued(tx, deliveries.map((delivery) => delivery.id));
+          await this.signal.deliveriesQueued(tx);
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wakeOne();
+      if (enqueued && enqueued.deliveries > 0) this.queue.wake();
       events += enqueued?.events ?? 0;
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }
