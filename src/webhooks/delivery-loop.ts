@@ -10,8 +10,9 @@ const FAILED_FETCH_PAUSE_MS = 1_000;
 export type TakeJobs = (limit: number, stop: AbortSignal) => Promise<Promise<void>[]>;
 
 /**
- * One instance's attempts in flight, up to `capacity`: jobs fetched in batches as room frees up (a quarter of it at
- * least while a backlog waits, so a busy queue is not read a job at a time), when woken, and every IDLE_FETCH_MS.
+ * One instance's attempts in flight, up to `capacity`: jobs fetched in batches when woken, as attempts end while jobs
+ * may wait (once a quarter of the room is free when it is all taken, so a busy queue is not read a job at a time),
+ * and every IDLE_FETCH_MS.
  */
 export class DeliveryLoop {
   private inFlight = 0;
@@ -70,8 +71,9 @@ export class DeliveryLoop {
         continue;
       }
       for (const attempt of taken) this.track(attempt);
-      this.backlog = taken.length === limit;
-      if (!this.backlog) await this.rest(IDLE_FETCH_MS);
+      // Jobs may wait behind a webhook's or partner's limit: each attempt's end frees room for them.
+      this.backlog = taken.length > 0;
+      if (taken.length < limit) await this.rest(IDLE_FETCH_MS);
     }
   }
 

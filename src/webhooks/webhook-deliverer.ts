@@ -12,7 +12,7 @@ import { postDelivery } from './webhook-sender';
 import { signedHeaders } from './webhook-signature';
 import { WebhooksRepository, type DeliveryToSend } from './webhooks.repository';
 
-/** Attempts in flight per instance for each of WEBHOOK_WORKERS; a partner holds a quarter of them at most. */
+/** Attempts in flight per instance for each of WEBHOOK_WORKERS; a partner holds half of them at most. */
 export const ATTEMPTS_PER_WORKER = 16;
 /** Attempts still running at shutdown get this long, then fail (retried later on the schedule). */
 const SHUTDOWN_GRACE_MS = 3_000;
@@ -37,7 +37,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicati
     this.allowPrivate = config.allowPrivateUrls;
     const capacity = config.workers * ATTEMPTS_PER_WORKER;
     this.loop = new DeliveryLoop(capacity, (limit, stop) => this.take(limit, stop), this.warn);
-    this.shares = new PartnerShares(Math.max(ATTEMPTS_PER_WORKER, capacity / 4));
+    this.shares = new PartnerShares(Math.max(ATTEMPTS_PER_WORKER, capacity / 2));
     this.settlements = new DeliverySettlements((batch) => this.settle(batch), this.warn);
   }
 
