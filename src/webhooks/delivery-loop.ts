@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** Jobs one fetch takes at most. */
 const FETCH_MAX = 100;
 /** How often an idle loop looks for jobs (retries come due, other instances' fan-outs) besides being woken. */
-export const IDLE_FETCH_MS = 2_000;
+export const IDLE_FETCH_MS = 3_000;
 const FAILED_FETCH_PAUSE_MS = 1_000;
 
 /** Takes up to `limit` jobs and starts their attempts: a promise each, settled once the attempt is recorded. */

@@ -25,8 +25,8 @@ const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as co
 const ATTEMPTS_PER_WEBHOOK = 6;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
-/** pg-boss's supervision runs on one instance at a time. */
-const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
+/** pg-boss's supervision (expiry, given-up moves) runs on one instance at a time, every 15 s: an idle instance pays its statements too. */
+const SUPERVISION = { superviseIntervalSeconds: 15, monitorIntervalSeconds: 15, maintenanceIntervalSeconds: 60 } as const;
 /** Given-up deliveries are marked so within this (the outcome of a day's retries); at once after a failure settled here. */
 const GIVEN_UP_POLL_SECONDS = 30;
 
