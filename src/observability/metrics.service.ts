@@ -229,7 +229,8 @@ export class MetricsService {
         this.inc({ on: 'primary' }, replicas.reads.primary);
       },
     });
-    collectDefaultMetrics({ register: this.registry });
+    // The event loop's delay sampled every 100 ms, not prom-client's 10 ms: an idle instance wakes 10 times a second, not 100.
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
   }
 
   measurePublicCache(size: () => { entries: number; bytes: number }): void {
