@@ -20,6 +20,8 @@ const flag = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf
 const QUICK = argv.includes('--quick');
 const AGAINST = flag('against', null);
 const IDLE_SECONDS = Number(flag('idle-seconds', QUICK ? 20 : 60));
+/** --only bursts,bare,one-at-a-time,idle: those parts alone. */
+const PARTS = new Set((flag('only', 'bursts,bare,one-at-a-time,idle')).split(','));
 const ADMIN_KEY = `bench-master-${randomBytes(12).toString('hex')}`;
 const WRITERS = 16;
 const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -158,6 +160,32 @@ async function idle(servers, database, url, seconds) {
   };
 }
 
+/** Admin writes and filings one at a time, 20 webhooks registered to the partner written to. */
+async function oneAtATime(a, receiver, database, n, results) {
+  await partner(a, receiver, 'onebyone', 20);
+  const writes = [];
+  for (let k = 0; k < n(200); k++) writes.push((await call(a, 'POST', '/admin/markets', { source: 'onebyone', slug: `w-${k}` })).ms);
+  results.admin_write = { n: writes.length, p50_ms: round(percentile(writes, 50)), p99_ms: round(percentile(writes, 99)) };
+  const existing = await withClient(database.url, async (client) => Number((await client.query('SELECT count(*) AS count FROM markets')).rows[0].count));
+  const { keys } = await seed(database.url, { markets: existing + 2_000, log: () => undefined, analyze: false });
+  const filingSource = Object.keys(keys)[0];
+  const resolved = await withClient(database.url, async (client) => (await client.query(`SELECT id, source, verdict FROM markets WHERE status = 'resolved' AND source = $1 ORDER BY id LIMIT 400`, [filingSource])).rows);
+  for (let k = 0; k < 20; k++) {
+    const path = `/filings/${k}`;
+    const { data } = await call(a, 'POST', `/admin/partners/${filingSource}/webhooks`, { url: receiver.url(path) }).catch(() => ({ data: null }));
+    if (data) receiver.secrets.set(path, data.secret);
+  }
+  const pool = disputePool(resolved);
+  const filings = [];
+  for (let k = 0; k < Math.min(n(200), pool.available); k++) {
+    const market = pool.next();
+    const body = { market_id: Number(market.id), submitter_id: `u-${k}`, submitter_name: 'Bench', submitter_selection: market.verdict === 'YES' ? 'NO' : 'YES', reason_text: 'The official source was corrected after the close.', submitted_at: new Date().toISOString() };
+    filings.push((await call(a, 'POST', '/oracle/markets/dispute/submit', body, { 'x-api-key': keys[market.source] })).ms);
+  }
+  results.filing = { n: filings.length, p50_ms: round(percentile(filings, 50)), p99_ms: round(percentile(filings, 99)) };
+  log(`one at a time: writes ${JSON.stringify(results.admin_write)}, filings ${JSON.stringify(results.filing)}`);
+}
+
 function buildRef(ref, folder) {
   const tree = join(folder, 'against');
   execFileSync('git', ['worktree', 'add', '--detach', tree, ref], { cwd: ROOT, stdio: 'ignore' });
@@ -182,7 +210,7 @@ async function main() {
     const scale = QUICK ? 0.2 : 1;
     const n = (count) => Math.max(1, Math.round(count * scale));
     results.bursts = [];
-    for (const count of [1, 2]) {
+    for (const count of PARTS.has('bursts') ? [1, 2] : []) {
       // The second instance starts for the 2-instance runs only: every instance running sends.
       if (count === 2) b = await start('b');
       const servers = count === 1 ? [a] : [a, b];
@@ -211,36 +239,18 @@ async function main() {
         }
       }
     }
-    results.bare_sender = await bareSender(receiver, n(1000));
-    log(`bare sender: ${JSON.stringify(results.bare_sender)}`);
-
-    // One at a time, with 20 webhooks registered to the partner written to.
-    await partner(a, receiver, 'onebyone', 20);
-    const writes = [];
-    for (let k = 0; k < n(200); k++) writes.push((await call(a, 'POST', '/admin/markets', { source: 'onebyone', slug: `w-${k}` })).ms);
-    results.admin_write = { n: writes.length, p50_ms: round(percentile(writes, 50)), p99_ms: round(percentile(writes, 99)) };
-    const { keys } = await seed(database.url, { markets: 2_000, log: () => undefined, analyze: false });
-    const resolved = await withClient(database.url, async (client) => (await client.query(`SELECT id, source, verdict FROM markets WHERE status = 'resolved' AND source = ANY($1) ORDER BY id LIMIT 400`, [Object.keys(keys)])).rows);
-    const filingSource = resolved[0].source;
-    for (let k = 0; k < 20; k++) {
-      const path = `/filings/${k}`;
-      const { data } = await call(a, 'POST', `/admin/partners/${filingSource}/webhooks`, { url: receiver.url(path) }).catch(() => ({ data: null }));
-      if (data) receiver.secrets.set(path, data.secret);
+    if (PARTS.has('bare')) {
+      results.bare_sender = await bareSender(receiver, n(1000));
+      log(`bare sender: ${JSON.stringify(results.bare_sender)}`);
     }
-    const pool = disputePool(resolved.filter((market) => market.source === filingSource));
-    const filings = [];
-    for (let k = 0; k < Math.min(n(200), pool.available); k++) {
-      const market = pool.next();
-      const body = { market_id: Number(market.id), submitter_id: `u-${k}`, submitter_name: 'Bench', submitter_selection: market.verdict === 'YES' ? 'NO' : 'YES', reason_text: 'The official source was corrected after the close.', submitted_at: new Date().toISOString() };
-      filings.push((await call(a, 'POST', '/oracle/markets/dispute/submit', body, { 'x-api-key': keys[market.source] })).ms);
-    }
-    results.filing = { n: filings.length, p50_ms: round(percentile(filings, 50)), p99_ms: round(percentile(filings, 99)) };
-    log(`one at a time: writes ${JSON.stringify(results.admin_write)}, filings ${JSON.stringify(results.filing)}`);
+    if (PARTS.has('one-at-a-time')) await oneAtATime(a, receiver, database, n, results);
     await a.stop();
-    await b.stop();
+    await b?.stop();
+
     // Idle instances on databases of their own: the bursts' hanging deliveries retry on the first.
 
     results.idle = [];
+    if (!PARTS.has('idle')) throw Object.assign(new Error('done'), { done: true });
     const idleDatabase = async (suffix) => {
       await query(database.serverUrl, `CREATE DATABASE "${database.database}_${suffix}"`);
       extraDatabases.push(`${database.database}_${suffix}`);
@@ -261,12 +271,14 @@ async function main() {
         for (const server of servers) await server.stop();
       }
     }
+  } catch (error) {
+    if (!error.done) throw error;
+  } finally {
     results.invalid_signatures = receiver.invalid;
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     const file = join(ROOT, 'bench/results', `deliveries-${results.at.replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     log(`results: ${file}`);
-  } finally {
     killAllChildren();
     receiver.server.closeAllConnections();
     receiver.server.close();
