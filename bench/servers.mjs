@@ -151,9 +151,9 @@ export function productionNodeFlags() {
 /**
  * `node <start:prod's flags> dist/main.js` (from the run's snapshot of dist/) against
  * `databaseUrl`, production settings, rate limits far above the load; `corsOrigins` sets
- * CORS_ORIGINS (otherwise unset: CORS off, the service's default); `dist`, another build of the service.
+ * CORS_ORIGINS (otherwise unset: CORS off, the service's default); `dist`, another build of the service; `env`, more variables.
  */
-export async function startService({ name = 'service', databaseUrl, poolSize, logLevel, logFile, corsOrigins, dist = distDir() }) {
+export async function startService({ name = 'service', databaseUrl, poolSize, logLevel, logFile, corsOrigins, dist = distDir(), env: extra = {} }) {
   const port = await freePort();
   const unlimited = '1000000000';
   const env = cleanEnv({
@@ -168,6 +168,7 @@ export async function startService({ name = 'service', databaseUrl, poolSize, lo
     RATE_LIMIT_DISPUTE_PER_MINUTE: unlimited,
     RATE_LIMIT_ADMIN_PER_MINUTE: unlimited,
     ...(corsOrigins ? { CORS_ORIGINS: corsOrigins } : {}),
+    ...extra,
   });
   const server = new ServerProcess(name, launch([...productionNodeFlags(), join(dist, 'main.js')], env, logFile), port, logFile);
   await server.waitReady();

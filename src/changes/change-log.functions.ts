@@ -3,6 +3,10 @@ import { ADVISORY_LOCKS } from '../database/advisory-locks';
 /** Events sequenced by one poll at most: the rest by the next ones. */
 const SEQUENCE_BATCH = 10_000;
 
+/** The channels of the change signal (change-signal.ts): once per batch of sequenced events (and a queued redelivery); once per fan-out that queued deliveries. */
+export const CHANGE_SIGNAL_CHANNEL = 'oracle_changes';
+export const DELIVERIES_SIGNAL_CHANNEL = 'oracle_deliveries';
+
 /** After an append, in the same statement: the event's id (the sequence's last value is the session's own). */
 export const APPENDED_EVENT_ID = "currval(pg_get_serial_sequence('market_events', 'id'))::text";
 
@@ -17,8 +21,11 @@ export const APPEND_MARKET_EVENT_FUNCTION = `
 // Sequences commit in one statement with the lock, so no reader sees sequence s before every event up to s; each statement of this VOLATILE function snapshots after the lock.
 // The primary's LSN is returned because read replicas are measured against it; how long events have waited, by the
 // database's clock from their transaction's start, so every instance counts the wait from before the write's commit.
+// One NOTIFY per batch sequenced, never per write: only the sequencer's commit (one at a time) takes NOTIFY's lock.
 export const CHANGE_LOG_POLL_FUNCTION = `
   CREATE OR REPLACE FUNCTION change_log_poll(p_after bigint, p_limit integer) RETURNS json VOLATILE LANGUAGE plpgsql AS $$
+  DECLARE
+    v_last bigint;
   BEGIN
     IF pg_try_advisory_xact_lock(${ADVISORY_LOCKS.changeLogSequencer}) THEN
       WITH pending AS (
@@ -31,7 +38,9 @@ export const CHANGE_LOG_POLL_FUNCTION = `
         RETURNING e.sequence
       )
       UPDATE change_log_head h SET last_sequence = s.last, last_lsn = pg_current_wal_lsn()
-      FROM (SELECT max(sequence) AS last FROM sequenced) s WHERE s.last IS NOT NULL;
+      FROM (SELECT max(sequence) AS last FROM sequenced) s WHERE s.last IS NOT NULL
+      RETURNING h.last_sequence INTO v_last;
+      IF v_last IS NOT NULL THEN PERFORM pg_notify('${CHANGE_SIGNAL_CHANNEL}', v_last::text); END IF;
     END IF;
     RETURN json_build_object(
       'head', (SELECT last_sequence FROM change_log_head),

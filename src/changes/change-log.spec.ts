@@ -3,15 +3,18 @@ import type { ChangesConfig } from '../config/configuration';
 import type { ReadReplicas } from '../database/read-replicas';
 import type { MetricsService } from '../observability/metrics.service';
 import type { PolledChanges } from './change-event';
-import { ChangeLog } from './change-log';
+import { ChangeLog, FALLBACK_POLL_MS } from './change-log';
 import type { ChangeLogRepository } from './change-log.repository';
+import type { ChangeSignal } from './change-signal';
 
-/** A change log whose every poll answers `answer()`. */
-function changeLogOver(answer: () => PolledChanges) {
+/** A change log whose every poll answers `answer()`; `signal.listening` says whether it hears the change signal, `signal.tell()` raises it. */
+function changeLogOver(answer: () => PolledChanges, listening = false) {
   const polls: number[] = [];
+  const noted: (string | null)[] = [];
   const repository = {
-    poll: async (): Promise<PolledChanges> => {
+    poll: async (reader: string | null): Promise<PolledChanges> => {
       polls.push(Date.now());
+      noted.push(reader);
       return answer();
     },
     noteRead: async () => undefined,
@@ -22,18 +25,20 @@ function changeLogOver(answer: () => PolledChanges) {
   const required = jest.fn<(lsn: string | null) => void>();
   const replicas = { notePrimary: () => undefined, require: required } as unknown as ReadReplicas;
   const config = { pollIntervalMs: 25, deafAfterMs: 1000, retentionDays: 30 } as ChangesConfig;
-  return { log: new ChangeLog(config, repository, metrics, replicas), polls, required };
+  const handlers: (() => void)[] = [];
+  const signal = { listening, subscribe: (handler: () => void) => handlers.push(handler), tell: () => handlers.forEach((handler) => handler()) };
+  return { log: new ChangeLog(config, repository, metrics, replicas, signal as unknown as ChangeSignal), polls, noted, required, signal };
 }
 
 /** A change log whose every poll finds `newEvents()` events after the last. */
-function changeLogReading(newEvents: () => number) {
+function changeLogReading(newEvents: () => number, listening = false) {
   let head = 0;
   return changeLogOver(() => {
     const first = head;
     head += newEvents();
     const events = Array.from({ length: head - first }, (_, i) => ({ sequence: String(first + i + 1), source: 's', slug: `m${first + i + 1}`, lsn: '0/0' }));
     return { head: String(head), lsn: '0/0', oldest_pending: null, pending_for_ms: null, events };
-  });
+  }, listening);
 }
 
 /** A change log whose event 7 has waited `waitedMs` for its sequence at every poll (a long transaction runs). */
@@ -48,19 +53,57 @@ afterEach(() => {
 });
 
 describe('ChangeLog polling', () => {
-  it('polls every CHANGES_POLL_INTERVAL_MS while nothing changes', async () => {
+  it('polls every CHANGES_POLL_INTERVAL_MS while its cache is used and the signal cannot be heard', async () => {
     const { log, polls } = changeLogReading(() => 0);
     await log.onApplicationBootstrap();
+    log.cacheUsable();
     await jest.advanceTimersByTimeAsync(250);
     await log.onApplicationShutdown();
     expect(polls.length).toBeGreaterThanOrEqual(10);
-    expect(polls.length).toBeLessThanOrEqual(11);
+    expect(polls.length).toBeLessThanOrEqual(12);
+  });
+
+  it('idle without the signal, polls every FALLBACK_POLL_MS, without saying it reads (writers elsewhere do not wait for it)', async () => {
+    const { log, polls, noted } = changeLogReading(() => 0);
+    await log.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(10 * FALLBACK_POLL_MS);
+    await log.onApplicationShutdown();
+    expect(polls.length).toBe(11);
+    expect(noted.every((reader) => reader === null)).toBe(true);
+    expect(log.live).toBe(false);
+  });
+
+  it('idle and listening, polls only when the signal is raised', async () => {
+    const { log, polls, signal } = changeLogReading(() => 0, true);
+    await log.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(100);
+    const started = polls.length;
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(polls.length).toBe(started);
+    signal.tell();
+    await jest.advanceTimersByTimeAsync(60_000);
+    await log.onApplicationShutdown();
+    expect(polls.length).toBe(started + 1);
+  });
+
+  it('listening with its cache used, says it reads every 250 ms; the first use after a rest waits for a poll that says so', async () => {
+    const { log, polls, noted } = changeLogReading(() => 0, true);
+    await log.onApplicationBootstrap();
+    expect(await log.cacheUsable()).toBe(true);
+    expect(log.cacheUsable()).toBe(true);
+    await jest.advanceTimersByTimeAsync(900);
+    expect(polls.length).toBe(5);
+    expect(noted.slice(1).every((reader) => reader !== null)).toBe(true);
+    await jest.advanceTimersByTimeAsync(60_000);
+    await log.onApplicationShutdown();
+    expect(polls.length).toBeLessThanOrEqual(7);
   });
 
   it('polls every 5 ms while events come (writes elsewhere wait for it to read theirs), and slows down once they stop', async () => {
     let busy = true;
     const { log, polls } = changeLogReading(() => (busy ? 1 : 0));
     await log.onApplicationBootstrap();
+    log.cacheUsable();
     await jest.advanceTimersByTimeAsync(250);
     const whileBusy = polls.length;
     busy = false;
@@ -74,7 +117,9 @@ describe('ChangeLog polling', () => {
 describe('ChangeLog with an event held back from its sequence', () => {
   it("stops trusting its cache once the event has waited CHANGES_DEAF_AFTER_MS by the database's clock, without waiting for a poll", async () => {
     const { log } = changeLogHeldBack(900);
-    await log.pollSoon();
+    log.cacheUsable();
+    await jest.advanceTimersByTimeAsync(0);
+    await log.onApplicationShutdown();
     expect(log.live).toBe(true);
     await jest.advanceTimersByTimeAsync(101);
     expect(log.live).toBe(false);

@@ -8,6 +8,8 @@ import type { Transaction } from '../database/sql';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChangeType, LoggedChange, PolledChanges } from './change-event';
 import { ChangeLogRepository } from './change-log.repository';
+import { ChangeSignal } from './change-signal';
+import { OtherReaders } from './other-readers';
 import type { MarketKey } from './revealed-change';
 
 const POLL_LIMIT = 1_000;
@@ -15,17 +17,14 @@ const POLL_LIMIT = 1_000;
 const AFTER_EVERYTHING = '9223372036854775807';
 /** Sources whose last sequence is remembered for long polls. */
 const SOURCES_REMEMBERED = 10_000;
-/** How often events past CHANGES_RETENTION_DAYS are deleted, and how many a statement deletes. */
-const RETENTION_INTERVAL_MS = 60 * 60_000;
-const RETENTION_BATCH = 10_000;
-/** How often a write waiting for the other instances to read its event asks how far they are. */
-const READERS_CHECK_MS = 5;
 /** How soon a write polls again while its event waits for its sequence. */
 const SEQUENCER_RETRY_MS = 2;
 /** How soon the next poll comes after one that read events or saw some waiting for their sequence: writes elsewhere wait for this instance to read theirs. */
 const ACTIVE_POLL_MS = 5;
 /** How often a poll also says, in change_log_readers, that this instance reads (the other polls only read); at most a quarter of CHANGES_DEAF_AFTER_MS. */
 const READER_NOTE_EVERY_MS = 250;
+/** How often an idle instance polls when it cannot hear the change signal: long polls and fan-out are that late at most. */
+export const FALLBACK_POLL_MS = 1_000;
 
 /** Told what the change log says, in sequence order. */
 export interface ChangeListener {
@@ -35,7 +34,11 @@ export interface ChangeListener {
   unreadable?(): void;
 }
 
-/** Polls every CHANGES_POLL_INTERVAL_MS (every ACTIVE_POLL_MS while events come) and tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). */
+/**
+ * Tells listeners every event in order, from a cursor, so none is missed across failures (docs/architecture.md). Polls when
+ * the change signal is heard, every ACTIVE_POLL_MS while events come, and while its cache is used, often enough to stay
+ * among the log's live readers; idle, it rests, or polls every FALLBACK_POLL_MS when the signal cannot be heard.
+ */
 @Injectable()
 export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ChangeLog');
@@ -45,17 +48,17 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly lastSequenceOf = new LRUCache<string, bigint>({ max: SOURCES_REMEMBERED });
   /** This instance's name among the log's readers (change_log_readers). */
   private readonly reader = randomUUID();
-  private waiting: { sequence: bigint; started: number; done: () => void }[] = [];
-  private watchingReaders = false;
+  private readonly others: OtherReaders;
   private cursor: string | null = null;
   private lastPolledAt = Number.NEGATIVE_INFINITY;
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+  /** When the public record cache was last asked for: it needs this instance among the live readers. */
+  private wantedAt = Number.NEGATIVE_INFINITY;
   private pending: { id: string; since: number } | null = null;
   private isLive = false;
   /** The last poll read events or saw some pending: the log is busy. */
   private active = false;
   private timer: NodeJS.Timeout | undefined;
-  private retention: NodeJS.Timeout | undefined;
-  private readonly retentionDays: number;
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private stopped = false;
@@ -65,11 +68,15 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     private readonly repository: ChangeLogRepository,
     private readonly metrics: MetricsService,
     private readonly replicas: ReadReplicas,
+    private readonly signal: ChangeSignal,
   ) {
     this.intervalMs = config.pollIntervalMs;
     this.deafAfterMs = config.deafAfterMs;
-    this.retentionDays = config.retentionDays;
-    metrics.measureChangeLog(() => ({ live: this.live, ageMs: performance.now() - this.lastPolledAt, cursor: Number(this.cursor ?? 0) }));
+    this.others = new OtherReaders(repository, metrics, this.reader, this.deafAfterMs);
+    // Idle and listening, the log is live as far as operators care: the next read of the cache polls first.
+    const live = () => this.live || (this.signal.listening && this.isLive);
+    metrics.measureChangeLog(() => ({ live: live(), ageMs: performance.now() - this.lastReadAt, cursor: Number(this.cursor ?? 0) }));
+    signal.subscribe(() => this.pollNow());
   }
 
   subscribe(listener: ChangeListener): void {
@@ -82,6 +89,16 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.isLive && now - this.lastPolledAt <= this.deafAfterMs && this.pendingWaitMs(now) <= this.deafAfterMs;
   }
 
+  /** Whether the public record cache may be used; asking keeps this instance among the live readers for CHANGES_DEAF_AFTER_MS (the first ask after a rest polls first). */
+  cacheUsable(): boolean | Promise<boolean> {
+    const wasWanted = this.wanted();
+    this.wantedAt = performance.now();
+    if (this.live || wasWanted || this.stopped) return this.live;
+    return this.pollSoon()
+      .then(() => this.live, () => false)
+      .finally(() => this.schedule());
+  }
+
   /** The last sequence read of `source`'s events, if remembered. */
   lastSequence(source: string): bigint | undefined {
     return this.lastSequenceOf.get(source);
@@ -90,28 +107,13 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
   async onApplicationBootstrap(): Promise<void> {
     await this.poll().catch(() => undefined);
     this.schedule();
-    this.retention = setInterval(() => void this.deleteExpired(), RETENTION_INTERVAL_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearInterval(this.retention);
     // Writers elsewhere stop waiting for this instance at once, rather than CHANGES_DEAF_AFTER_MS later.
     await this.repository.forgetReader(this.reader).catch(() => undefined);
-  }
-
-  /** Events older than CHANGES_RETENTION_DAYS, deleted a batch at a time (by one instance at a time). */
-  async deleteExpired(): Promise<number> {
-    let deleted = 0;
-    try {
-      for (let batch = RETENTION_BATCH; batch === RETENTION_BATCH; deleted += batch) {
-        batch = await this.repository.deleteExpired(this.retentionDays, RETENTION_BATCH);
-      }
-    } catch (error) {
-      this.logger.warn(`deleting events past their retention failed (tried again within the hour): ${(error as Error).message}`);
-    }
-    return deleted;
   }
 
   /** In `tx`: the event of a change to market `marketId`; its id. */
@@ -136,42 +138,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       if (!polled || sequenced || performance.now() - committed >= this.deafAfterMs || this.stopped) break;
       await sleep(SEQUENCER_RETRY_MS);
     }
-    if (this.cursor !== null) await this.othersRead(BigInt(this.cursor));
-  }
-
-  /** Once every other instance that polled within CHANGES_DEAF_AFTER_MS has read up to `sequence`. */
-  private othersRead(sequence: bigint): Promise<void> {
-    return new Promise((done) => {
-      this.waiting.push({ sequence, started: performance.now(), done });
-      if (!this.watchingReaders) void this.watchReaders();
-    });
-  }
-
-  /** One loop for all waiting writes; never longer than CHANGES_DEAF_AFTER_MS (a silent reader is no longer live), and a failed check answers them: they committed. */
-  private async watchReaders(): Promise<void> {
-    this.watchingReaders = true;
-    try {
-      while (this.waiting.length > 0) {
-        let slowest: bigint | null | undefined;
-        try {
-          const cursor = await this.repository.slowestOtherReader(this.reader, this.deafAfterMs);
-          slowest = cursor === null ? null : BigInt(cursor);
-        } catch {
-          slowest = undefined;
-        }
-        const now = performance.now();
-        this.waiting = this.waiting.filter((write) => {
-          const result = slowest === undefined ? 'unknown' : slowest === null || slowest >= write.sequence ? 'read' : now - write.started > this.deafAfterMs ? 'timeout' : null;
-          if (result === null) return true;
-          this.metrics.changeLogAckWaits.observe({ result }, (now - write.started) / 1000);
-          write.done();
-          return false;
-        });
-        if (this.waiting.length > 0) await sleep(READERS_CHECK_MS);
-      }
-    } finally {
-      this.watchingReaders = false;
-    }
+    if (this.cursor !== null) await this.others.read(BigInt(this.cursor));
   }
 
   /** A poll that starts after this call (one in progress may have begun before a commit it must see). */
@@ -184,18 +151,39 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.next;
   }
 
+  /** A poll now, and the next ones timed from it (a long poll about to wait asks: events committed by hand get their sequence). */
+  pollNow(): void {
+    if (!this.stopped) void this.pollSoon().catch(() => undefined).finally(() => this.schedule());
+  }
+
   private schedule(): void {
-    if (this.stopped) return;
-    const delayMs = this.active ? Math.min(ACTIVE_POLL_MS, this.intervalMs) : this.intervalMs;
-    this.timer = setTimeout(() => void this.pollSoon().catch(() => undefined).finally(() => this.schedule()), delayMs);
+    clearTimeout(this.timer);
+    const delayMs = this.stopped ? null : this.nextPollInMs();
+    if (delayMs === null) return;
+    this.timer = setTimeout(() => this.pollNow(), delayMs);
     this.timer.unref();
+  }
+
+  /** Null: none until the signal, a write or the cache asks. */
+  private nextPollInMs(): number | null {
+    if (this.active) return Math.min(ACTIVE_POLL_MS, this.intervalMs);
+    if (this.signal.listening) return this.wanted() ? this.noteEveryMs() : null;
+    return this.wanted() ? this.intervalMs : FALLBACK_POLL_MS;
+  }
+
+  private wanted(): boolean {
+    return performance.now() - this.wantedAt <= this.deafAfterMs;
+  }
+
+  private noteEveryMs(): number {
+    return Math.min(READER_NOTE_EVERY_MS, this.deafAfterMs / 4);
   }
 
   private async poll(): Promise<void> {
     // Live is counted from before the last poll that said so in change_log_readers: writers on other
     // instances judge this one by the database's time of that poll, which is later.
     const started = performance.now();
-    const noting = started - this.lastPolledAt >= Math.min(READER_NOTE_EVERY_MS, this.deafAfterMs / 4);
+    const noting = this.wanted() && started - this.lastPolledAt >= this.noteEveryMs();
     const before = this.cursor;
     try {
       for (;;) {
@@ -211,6 +199,7 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
       }
       if (this.cursor !== null && this.cursor !== before) await this.repository.noteRead(this.reader, this.cursor).catch(() => undefined);
       if (noting) this.lastPolledAt = started;
+      this.lastReadAt = started;
       const heldBack = this.pendingWaitMs() > this.deafAfterMs;
       this.active = this.cursor !== before || (this.pending !== null && !heldBack);
       this.setLive(!heldBack);

@@ -51,6 +51,7 @@ export class ChangeWaiters implements ChangeListener, OnApplicationBootstrap {
     });
     this.add(waiter);
     left.addEventListener('abort', waiter.wake, { once: true });
+    this.changes.pollNow();
     try {
       await woken;
     } finally {

@@ -4,6 +4,8 @@ import { ChangeLog } from './change-log';
 import { ChangeLogHead } from './change-log-head.entity';
 import { ChangeLogReader } from './change-log-reader.entity';
 import { ChangeLogRepository } from './change-log.repository';
+import { ChangeLogRetention } from './change-log-retention';
+import { ChangeSignal } from './change-signal';
 import { ChangeWaiters } from './change-waiters';
 import { MarketEvent } from './market-event.entity';
 
@@ -11,7 +13,7 @@ import { MarketEvent } from './market-event.entity';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([MarketEvent, ChangeLogHead, ChangeLogReader])],
-  providers: [ChangeLogRepository, ChangeLog, ChangeWaiters],
-  exports: [ChangeLogRepository, ChangeLog, ChangeWaiters],
+  providers: [ChangeLogRepository, ChangeSignal, ChangeLog, ChangeLogRetention, ChangeWaiters],
+  exports: [ChangeLogRepository, ChangeSignal, ChangeLog, ChangeWaiters],
 })
 export class ChangesModule {}

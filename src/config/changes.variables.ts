@@ -6,7 +6,7 @@ export class ChangesVariables {
   @IntVariable(0, 60000)
   PUBLIC_CACHE_TTL_MS = 30000;
 
-  /** How often each instance reads a quiet change log (every 5 ms while events come): a write on another instance waits up to about this before its answer. */
+  /** Without the change signal, how often an instance whose record cache is used reads a quiet change log (every 5 ms while events come): a write on another instance waits up to about this before its answer. */
   @IntVariable(10, 10000)
   CHANGES_POLL_INTERVAL_MS = 25;
 

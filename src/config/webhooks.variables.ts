@@ -4,7 +4,7 @@ import { IntVariable, toBoolean } from './variables';
 
 /** The variables of webhook deliveries. */
 export class WebhooksVariables {
-  /** Webhook deliveries this instance runs at once; 0: it sends none (API-only instances), others do. */
+  /** Webhook delivery workers of this instance, 16 attempts in flight each; 0: it sends none (API-only instances), others do. */
   @IntVariable(0, 100)
   WEBHOOK_WORKERS = 4;
 

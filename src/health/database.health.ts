@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
+import { FALLBACK_POLL_MS } from '../changes/change-log';
+import { ChangeSignal } from '../changes/change-signal';
 import { DatabaseActivity } from '../database/database-activity';
 import { ReadReplicas } from '../database/read-replicas';
 import { HealthRepository } from './health.repository';
@@ -18,6 +20,7 @@ export class DatabaseHealthIndicator {
     private readonly repository: HealthRepository,
     private readonly activity: DatabaseActivity,
     private readonly replicas: ReadReplicas,
+    private readonly signal: ChangeSignal,
   ) {}
 
   // A write within 1 s: a standby or read-only primary would answer every write 5030. A ping that waited on a full pool
@@ -31,6 +34,12 @@ export class DatabaseHealthIndicator {
   replicasState() {
     const replicas = this.replicas.states;
     return this.indicators.check('replicas').up(replicas.length > 0 ? { replicas } : { replicas: 'none configured' });
+  }
+
+  /** How this instance hears of changes; polling never makes it unready, changes are then up to FALLBACK_POLL_MS late. */
+  changeSignalState() {
+    const state = this.indicators.check('change_signal');
+    return state.up(this.signal.listening ? { mode: 'listening' } : { mode: 'polling', poll_interval_ms: FALLBACK_POLL_MS });
   }
 
   private async ping() {

@@ -37,7 +37,7 @@ export class HealthController {
   @HealthCheck()
   ready() {
     if (this.stopping()) return this.health.check([() => this.indicators.check('instance').down({ message: 'the instance is stopping' })]);
-    return this.health.check([() => this.database.writable(), () => this.database.replicasState()]);
+    return this.health.check([() => this.database.writable(), () => this.database.replicasState(), () => this.database.changeSignalState()]);
   }
 
   /** SIGTERM was received: a balancer sends no more, while what arrives is still answered. */

@@ -129,6 +129,8 @@ export class MetricsService {
   private publicCacheSize = () => ({ entries: 0, bytes: 0 });
   /** The change log reader's state, read at each scrape (ChangeLog tells where from). */
   private changeLogState = () => ({ live: false, ageMs: Number.POSITIVE_INFINITY, cursor: 0 });
+  /** Whether the change signal is heard (ChangeSignal tells). */
+  private changeSignalListening = () => false;
 
   constructor(sql: Sql, replicas: ReadReplicas) {
     const cacheSize = () => this.publicCacheSize();
@@ -146,15 +148,24 @@ export class MetricsService {
     const changeLog = () => this.changeLogState();
     new Gauge({
       name: 'oracle_change_log_live',
-      help: '1 while every change is read within CHANGES_DEAF_AFTER_MS (the public record cache is used), else 0',
+      help: '1 while every change is read within CHANGES_DEAF_AFTER_MS, or heard at once while idle (the public record cache is used), else 0',
       registers: [this.registry],
       collect() {
         this.set(changeLog().live ? 1 : 0);
       },
     });
+    const listening = () => this.changeSignalListening();
+    new Gauge({
+      name: 'oracle_change_signal_listening',
+      help: '1 while the change signal is heard (LISTEN on DATABASE_DIRECT_URL): instances rest while idle; 0: they poll every second',
+      registers: [this.registry],
+      collect() {
+        this.set(listening() ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'oracle_change_log_read_age_seconds',
-      help: 'Time since this instance last read the change log',
+      help: 'Time since this instance last read the change log (idle and listening, it reads only when told)',
       registers: [this.registry],
       collect() {
         this.set(changeLog().ageMs / 1000);
@@ -218,7 +229,8 @@ export class MetricsService {
         this.inc({ on: 'primary' }, replicas.reads.primary);
       },
     });
-    collectDefaultMetrics({ register: this.registry });
+    // The event loop's delay sampled every 100 ms, not prom-client's 10 ms: an idle instance wakes 10 times a second, not 100.
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
   }
 
   measurePublicCache(size: () => { entries: number; bytes: number }): void {
@@ -227,6 +239,10 @@ export class MetricsService {
 
   measureChangeLog(state: () => { live: boolean; ageMs: number; cursor: number }): void {
     this.changeLogState = state;
+  }
+
+  measureChangeSignal(listening: () => boolean): void {
+    this.changeSignalListening = listening;
   }
 
   observeRequest(method: string, route: string, code: number, seconds: number): void {

@@ -20,26 +20,22 @@ const RETRIES = { retryLimit: 32, retryBackoff: true, retryDelayMax: 3_600 } as 
 const EXPIRE_IN_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 5;
 /** Jobs waiting are kept past the schedule's 25 hours; finished ones 10 minutes (the outcome is on the delivery row). */
 const KEPT = { retentionSeconds: 3 * 24 * 3_600, deleteAfterSeconds: 600 } as const;
-// Per webhook across instances (groupConcurrency), so a hanging endpoint holds about this many workers. The count is
-// read without a lock: fetches at the same instant may admit one or two more.
-const ATTEMPTS_PER_WEBHOOK = 2;
+// Attempts to one webhook in flight across instances (pg-boss's groupConcurrency, the group being the webhook), so a
+// hanging endpoint holds that many at most. The count is read without a lock: fetches at the same instant may admit a few more.
+const ATTEMPTS_PER_WEBHOOK = 6;
 /** pg-boss's own connections per instance, apart from the API's pool. */
 const QUEUE_POOL_SIZE = 3;
-/** How often idle workers look for jobs (pg-boss's floor); a fan-out, and each attempt, wakes one at once (wakeOne). */
-const POLL_SECONDS = 0.5;
-/** pg-boss's supervision runs on one instance at a time. */
-const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 10, maintenanceIntervalSeconds: 60 } as const;
-const GIVEN_UP_POLL_SECONDS = 5;
+/** pg-boss's supervision (expiry, given-up moves) runs on one instance at a time, every 15 s: an idle instance pays its statements too. */
+const SUPERVISION = { superviseIntervalSeconds: 15, monitorIntervalSeconds: 15, maintenanceIntervalSeconds: 60 } as const;
+/** Given-up deliveries are marked so within this (the outcome of a day's retries); at once after a failure settled here. */
+const GIVEN_UP_POLL_SECONDS = 30;
 
-interface DeliveryJob {
+export interface DeliveryJob {
   delivery_id: string;
+  /** The webhook's partner (absent from jobs queued by earlier releases). */
+  source?: string;
 }
-
-export interface DeliveryHandlers {
-  /** One attempt; throws when it failed, so pg-boss retries it. */
-  attempt(deliveryId: string, stop: AbortSignal): Promise<void>;
-  givenUp(deliveryId: string): Promise<void>;
-}
+export type DeliveryJobRef = Job<DeliveryJob>;
 
 const logger = new Logger('Webhooks');
 
@@ -66,12 +62,14 @@ export async function installDeliveryQueue(url: string, connectTimeoutMs: number
   }
 }
 
-// pg-boss (docs/architecture.md): jobs are enqueued in the fan-out's transaction. It polls (no LISTEN) and sends
-// unnamed statements, so it works behind PgBouncer in transaction mode.
+// pg-boss (docs/architecture.md): jobs are enqueued in the fan-out's transaction, fetched and settled in batches by
+// DeliveryLoop. It sends unnamed statements, so it works behind PgBouncer in transaction mode.
 @Injectable()
 export class DeliveryQueue {
   private boss: PgBoss | null = null;
   private readonly workers: number;
+  private enqueued: () => void = () => undefined;
+  private givenUpWorker: string | null = null;
   private readonly firstRetrySeconds: number;
 
   constructor(
@@ -89,8 +87,8 @@ export class DeliveryQueue {
     return this.workers > 0;
   }
 
-  /** Starts this instance's workers (WEBHOOK_WORKERS > 0). */
-  async start(handlers: DeliveryHandlers): Promise<void> {
+  /** Starts pg-boss on instances that send (WEBHOOK_WORKERS > 0); `enqueued` is told when this instance queued jobs. */
+  async start(givenUp: (deliveryId: string) => Promise<void>, enqueued: () => void): Promise<void> {
     const statementTimeoutMs = this.database.statementTimeoutMs;
     // pg-boss's sessions are the service role's: the server's timeouts are that role's defaults
     // (set at start), and the client's query timeout the pool's, as for the API's statements.
@@ -114,20 +112,32 @@ export class DeliveryQueue {
     boss.on('error', (error) => warn(`the webhook delivery queue failed: ${error.message}`));
     await boss.start();
     this.boss = boss;
-    await boss.work<DeliveryJob>(
-      DELIVERIES,
-      { localConcurrency: this.workers, batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, groupConcurrency: ATTEMPTS_PER_WEBHOOK },
-      ([job]) => handlers.attempt(job.data.delivery_id, job.signal),
-    );
-    await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: GIVEN_UP_POLL_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
-      for (const job of jobs) await handlers.givenUp(job.data.delivery_id);
+    this.enqueued = enqueued;
+    this.givenUpWorker = await boss.work<DeliveryJob>(GIVEN_UP, { pollingIntervalSeconds: GIVEN_UP_POLL_SECONDS }, async (jobs: Job<DeliveryJob>[]) => {
+      for (const job of jobs) await givenUp(job.data.delivery_id);
     });
+  }
+
+  /** Up to `limit` jobs due, claimed (SKIP LOCKED: by one instance), none for `skipped` webhooks nor one past ATTEMPTS_PER_WEBHOOK. */
+  fetch(limit: number, skipped: string[]): Promise<DeliveryJobRef[]> {
+    return this.boss!.fetch<DeliveryJob>(DELIVERIES, { batchSize: limit, groupConcurrency: ATTEMPTS_PER_WEBHOOK, ignoreGroups: skipped });
+  }
+
+  /** The jobs done (delivered, or nothing to send), and those failed (retried on the schedule), each in one statement. */
+  async settle(done: DeliveryJobRef[], failed: DeliveryJobRef[]): Promise<void> {
+    const attempt = (job: DeliveryJobRef) => ({ id: job.id, retryCount: job.retryCount });
+    await Promise.all([
+      done.length > 0 && this.boss!.complete(DELIVERIES, done.map(attempt)),
+      failed.length > 0 && this.boss!.fail(DELIVERIES, failed.map(attempt), { message: 'the attempt failed (its outcome is on the delivery)' }),
+    ]);
+    // A last failure moved its job to the given-up queue.
+    if (failed.length > 0 && this.givenUpWorker) this.boss!.notifyWorker(this.givenUpWorker);
   }
 
   /** In `tx` (the fan-out's): a job for each delivery, grouped by webhook. */
   async enqueue(tx: Transaction, deliveries: DeliveryToEnqueue[]): Promise<void> {
     const jobs: JobInsert<DeliveryJob>[] = deliveries.map((delivery) => ({
-      data: { delivery_id: delivery.id },
+      data: { delivery_id: delivery.id, source: delivery.source },
       group: { id: delivery.webhook_id },
       ...RETRIES,
       retryDelay: this.firstRetrySeconds,
@@ -138,14 +148,11 @@ export class DeliveryQueue {
     await this.boss!.insert(DELIVERIES, jobs, { db: { executeSql: (text, values) => this.sql.execute(text, values, tx) } });
   }
 
-  // One idle worker fetches now, not at its next poll, so a backlog is claimed back to back. Never several at once:
-  // simultaneous fetches can pass a webhook's attempt limit together.
-  wakeOne(): void {
-    const idle = this.boss?.getWipData().find((worker) => worker.name === DELIVERIES && worker.count === 0);
-    if (idle) this.boss!.notifyWorker(idle.id);
+  /** This instance's delivery loop fetches now, not at its next poll. */
+  wake(): void {
+    this.enqueued();
   }
 
-  /** Attempts in progress get a short grace; what is still running then is failed and retried later. */
   async stop(): Promise<void> {
     await this.boss?.stop({ graceful: true, timeout: 3_000 });
   }

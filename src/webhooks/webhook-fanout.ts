@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChangeLog, type ChangeListener } from '../changes/change-log';
+import { ChangeLog, FALLBACK_POLL_MS, type ChangeListener } from '../changes/change-log';
+import { ChangeSignal } from '../changes/change-signal';
 import { Sql } from '../database/sql';
 import { throttledWarning } from '../observability/throttled-warning';
 import { DeliveryQueue } from './delivery-queue';
@@ -8,8 +9,6 @@ import { WebhooksRepository } from './webhooks.repository';
 
 /** Events, and deliveries, one fan-out transaction takes at most; a backlog takes several. */
 const FANOUT_BATCH = 500;
-/** How often instances that send look for events and redeliveries to fan out, besides their own change log's news. */
-const FANOUT_INTERVAL_MS = 500;
 /** The least time between two fan-outs of an instance while writes keep coming (each takes up to FANOUT_BATCH events). */
 const FANOUT_GAP_MS = 100;
 /** How often deliveries finished over FINISHED_KEPT_DAYS ago are deleted, a batch at a time. */
@@ -33,14 +32,20 @@ export class WebhookFanout implements ChangeListener {
     private readonly repository: WebhooksRepository,
     private readonly queue: DeliveryQueue,
     changes: ChangeLog,
+    private readonly signal: ChangeSignal,
   ) {
-    if (queue.sending) changes.subscribe(this);
+    if (!queue.sending) return;
+    changes.subscribe(this);
+    // Redeliveries queued on other instances raise the signal too; without it, they are looked for every FALLBACK_POLL_MS.
+    signal.subscribe(() => this.soon());
   }
 
   /** Once the queue has started, on instances that send. */
   start(): void {
     this.started = true;
-    this.timer = setInterval(() => this.soon(), FANOUT_INTERVAL_MS).unref();
+    this.timer = setInterval(() => this.signal.listening || this.soon(), FALLBACK_POLL_MS).unref();
+    // What earlier instances left (one killed mid-fan-out): the signal is heard only from now on.
+    this.soon();
     this.cleanup = setInterval(() => void this.deleteFinished(), CLEANUP_INTERVAL_MS).unref();
   }
 
@@ -54,6 +59,12 @@ export class WebhookFanout implements ChangeListener {
 
   changed(): void {
     this.soon();
+  }
+
+  /** Redeliveries were committed: this instance and every other that sends fan them out now. */
+  redeliveriesQueued(): void {
+    this.soon();
+    void this.signal.raise().catch(() => undefined);
   }
 
   /** A fan-out that starts after this call (one in progress may have read the log before the news). */
@@ -89,10 +100,11 @@ export class WebhookFanout implements ChangeListener {
         if (deliveries.length > 0) {
           await this.queue.enqueue(tx, deliveries);
           await this.repository.markEnqueued(tx, deliveries.map((delivery) => delivery.id));
+          await this.signal.deliveriesQueued(tx);
         }
         return { events: fanned.events, deliveries: deliveries.length };
       });
-      if (enqueued && enqueued.deliveries > 0) this.queue.wakeOne();
+      if (enqueued && enqueued.deliveries > 0) this.queue.wake();
       events += enqueued?.events ?? 0;
       more = enqueued !== null && (enqueued.events === FANOUT_BATCH || enqueued.deliveries === FANOUT_BATCH);
     }

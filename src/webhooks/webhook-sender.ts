@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { LRUCache } from 'lru-cache';
 import { parseWebhookUrl, publicOnlyLookup, refusedLiteralHost } from './url-policy';
 
 /** An attempt succeeds on a 2xx answer within this (contract §7). */
@@ -14,10 +15,24 @@ export interface DeliveryOutcome {
   error: string | null;
 }
 
+/** Endpoint origins whose idle keep-alive connections are kept (the least recently used beyond, closed). */
+const ORIGINS_KEPT = 1_000;
+const agents = new LRUCache<string, http.Agent>({ max: ORIGINS_KEPT, dispose: (agent) => agent.destroy() });
+
+/** One keep-alive agent per origin: attempts to an endpoint reuse its connections. */
+function agentFor(target: URL): http.Agent {
+  let agent = agents.get(target.origin);
+  if (!agent) {
+    agent = target.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    agents.set(target.origin, agent);
+  }
+  return agent;
+}
+
 const failed = (error: string, httpStatus: number | null = null): DeliveryOutcome => ({ delivered: false, httpStatus, error });
 
-// No redirect followed, and a new connection each time, its address checked as it connects (publicOnlyLookup) unless
-// private URLs are allowed. Never throws: every failure is an outcome.
+// No redirect followed; a connection kept alive per origin, each new one's address checked as it connects
+// (publicOnlyLookup: the agent hands it to every connection it opens) unless private URLs are allowed. Never throws.
 export async function postDelivery(url: string, body: string, headers: Record<string, string>, allowPrivate: boolean, stop: AbortSignal): Promise<DeliveryOutcome> {
   let target: URL;
   try {
@@ -33,7 +48,7 @@ export async function postDelivery(url: string, body: string, headers: Record<st
     const request = client.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'settlement-oracle-webhooks/1' },
-      agent: false,
+      agent: agentFor(target),
       lookup: allowPrivate ? undefined : publicOnlyLookup,
       signal,
     });

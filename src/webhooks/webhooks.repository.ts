@@ -6,6 +6,7 @@ import type { Webhook } from './webhooks.schema';
 
 /** What an attempt needs: where, the secrets that sign, the body; `state` other than pending: nothing to send. */
 export interface DeliveryToSend {
+  id: string;
   state: 'pending' | 'delivered' | 'given_up' | 'dropped';
   url: string;
   secrets: string[];
@@ -17,6 +18,14 @@ export interface DeliveryToSend {
 export interface DeliveryToEnqueue {
   id: string;
   webhook_id: string;
+  /** The webhook's partner: its deliveries share one partner's part of the workers. */
+  source: string;
+}
+
+/** An attempt's outcome, recorded with others in one statement. */
+export interface AttemptMade {
+  id: string;
+  outcome: DeliveryOutcome;
 }
 
 const VIEW = raw(`json_build_object(
@@ -139,39 +148,52 @@ export class WebhooksRepository {
 
   /** In the fan-out's transaction: up to `limit` deliveries not yet on the queue, oldest first. */
   toEnqueue(tx: Transaction, limit: number): Promise<DeliveryToEnqueue[]> {
-    return this.sql.rows(sql<DeliveryToEnqueue>`SELECT id, webhook_id FROM webhook_deliveries WHERE NOT enqueued ORDER BY id LIMIT ${limit}`, tx);
+    return this.sql.rows(
+      sql<DeliveryToEnqueue>`SELECT d.id, d.webhook_id, w.source FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE NOT d.enqueued ORDER BY d.id LIMIT ${limit}`,
+      tx,
+    );
   }
 
   async markEnqueued(tx: Transaction, ids: string[]): Promise<void> {
     await this.sql.rows(sql`UPDATE webhook_deliveries SET enqueued = true WHERE id = ANY(${ids}::bigint[])`, tx);
   }
 
-  /** Delivery `id` with what its attempt sends: the body as PostgreSQL writes it, the same bytes on every attempt. */
-  async toSend(id: string): Promise<DeliveryToSend | undefined> {
-    const [row] = await this.sql.rows(sql<DeliveryToSend>`
-      SELECT d.state, w.url, 'evt_' || d.sequence AS event_id,
+  /** Deliveries `ids` with what their attempts send: the body as PostgreSQL writes it, the same bytes on every attempt. */
+  toSend(ids: string[]): Promise<DeliveryToSend[]> {
+    return this.sql.rows(sql<DeliveryToSend>`
+      SELECT d.id::text, d.state, w.url, 'evt_' || d.sequence AS event_id,
         array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END], NULL) AS secrets,
         (SELECT json_build_object('type', e.type, 'timestamp', ${raw(rfc3339('e.occurred_at'))},
           'data', json_build_object('sequence', e.sequence, 'market', e.market))::text
          FROM market_events e WHERE e.sequence = d.sequence) AS body
       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-      WHERE d.id = ${id}`);
-    return row;
+      WHERE d.id = ANY(${ids}::bigint[])`);
   }
 
-  /** An attempt's outcome, on the delivery (delivered, or one attempt more) and as its webhook's last delivery (and last delivered sequence). */
-  async recordAttempt(id: string, outcome: DeliveryOutcome): Promise<void> {
+  // Attempts' outcomes, on each delivery (delivered, or one attempt more) and as its webhook's last delivery (the last
+  // attempt given) and last delivered sequence. Webhooks are locked in id order: batches of two instances never deadlock.
+  async recordAttempts(attempts: AttemptMade[]): Promise<void> {
+    const column = <T>(pick: (outcome: DeliveryOutcome) => T) => attempts.map((attempt) => pick(attempt.outcome));
     await this.sql.rows(sql`
-      WITH delivery AS (
-        UPDATE webhook_deliveries SET attempts = attempts + 1,
-          state = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN 'delivered' ELSE state END,
-          finished_at = CASE WHEN ${outcome.delivered} AND state = 'pending' THEN now() ELSE finished_at END
-        WHERE id = ${id} RETURNING webhook_id, sequence
+      WITH outcome AS (
+        SELECT * FROM unnest(${attempts.map((attempt) => attempt.id)}::bigint[], ${column((o) => o.delivered)}::boolean[],
+          ${column((o) => o.httpStatus)}::int[], ${column((o) => o.error)}::text[]) WITH ORDINALITY AS o(id, delivered, http_status, error, n)
+      ), delivery AS (
+        UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
+          state = CASE WHEN o.delivered AND d.state = 'pending' THEN 'delivered' ELSE d.state END,
+          finished_at = CASE WHEN o.delivered AND d.state = 'pending' THEN now() ELSE d.finished_at END
+        FROM outcome o WHERE d.id = o.id
+        RETURNING d.webhook_id, d.sequence, o.delivered, o.http_status, o.error, o.n
+      ), latest AS (
+        SELECT DISTINCT ON (webhook_id) webhook_id, http_status, error,
+          max(sequence) FILTER (WHERE delivered) OVER (PARTITION BY webhook_id) AS delivered_through
+        FROM delivery ORDER BY webhook_id, n DESC
+      ), locked AS (
+        SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM latest) ORDER BY w.id FOR UPDATE
       )
-      UPDATE webhooks SET last_delivery_at = now(), last_delivery_status = ${outcome.httpStatus}, last_delivery_error = ${outcome.error},
-        last_delivered_sequence = CASE WHEN ${outcome.delivered}
-          THEN GREATEST(last_delivered_sequence, (SELECT sequence FROM delivery)) ELSE last_delivered_sequence END
-      WHERE id = (SELECT webhook_id FROM delivery)`);
+      UPDATE webhooks w SET last_delivery_at = now(), last_delivery_status = l.http_status, last_delivery_error = l.error,
+        last_delivered_sequence = GREATEST(w.last_delivered_sequence, l.delivered_through)
+      FROM latest l WHERE w.id = l.webhook_id AND w.id IN (SELECT id FROM locked)`);
   }
 
   /** Delivery `id` is given up (its attempts ran out), or was not to be made (its event or webhook is gone). */

@@ -99,7 +99,7 @@ export class WebhooksService {
         audit: { action: 'webhook.redelivery_queued', target: `partner:${source}`, details: { webhook_id: webhookId(id), after, queued } },
       };
     });
-    this.fanout.soon();
+    this.fanout.redeliveriesQueued();
     return result;
   }
 

@@ -10,7 +10,7 @@ function recordsWith(ttlMs = 60_000) {
   const counter = { inc: () => undefined };
   const metrics = { publicCache: { labels: () => counter }, publicCacheReloads: counter, measurePublicCache: () => undefined } as unknown as MetricsService;
   let listener!: ChangeListener;
-  const changes = { live: true, subscribe: (subscriber: ChangeListener) => (listener = subscriber) };
+  const changes = { live: true, cacheUsable: () => changes.live, subscribe: (subscriber: ChangeListener) => (listener = subscriber) };
   const records = new PublicRecords(config, changes as unknown as ChangeLog, metrics);
   return { records, changes, hear: () => listener };
 }

@@ -39,13 +39,21 @@ export class PublicRecords implements ChangeListener {
   }
 
   /** The record of (source, slug): cached, or `load()`'s (stored when that is safe). */
-  async get(source: string, slug: string, load: () => Promise<JsonText>): Promise<JsonText> {
-    if (!this.cache || !this.changes.live) {
-      this.lookups.bypass.inc();
-      return load();
-    }
+  get(source: string, slug: string, load: () => Promise<JsonText>): Promise<JsonText> {
+    const usable = this.cache !== null && this.changes.cacheUsable();
+    // Looked up at once when it can be: a read that begins now does not begin after a change read meanwhile.
+    if (typeof usable === 'boolean') return usable ? this.lookup(source, slug, load) : this.bypass(load);
+    return usable.then((ok) => (ok ? this.lookup(source, slug, load) : this.bypass(load)));
+  }
+
+  private bypass(load: () => Promise<JsonText>): Promise<JsonText> {
+    this.lookups.bypass.inc();
+    return load();
+  }
+
+  private async lookup(source: string, slug: string, load: () => Promise<JsonText>): Promise<JsonText> {
     const key = keyOf(source, slug);
-    const cached = this.cache.lookup(key);
+    const cached = this.cache!.lookup(key);
     if (cached) {
       this.lookups.hit.inc();
       if (cached.reloadAhead && !this.reads.has(key)) {
