@@ -22,7 +22,7 @@ async function serviceWith(repository: Record<string, unknown>) {
     },
   };
   const partners = { requireSource: jest.fn(async () => undefined), requirePartner: jest.fn(async () => ({ id: '1' })) };
-  const fanout = { soon: jest.fn() };
+  const fanout = { redeliveriesQueued: jest.fn() };
   const module = await Test.createTestingModule({
     providers: [
       WebhooksService,
@@ -58,8 +58,8 @@ describe('WebhooksService', () => {
     const { webhooks, fanout } = await serviceWith(repository);
     await expect(webhooks.redeliver(ACTOR, 'acme', '9', 0)).rejects.toMatchObject({ code: 4046 });
     await expect(webhooks.redeliverable('acme', '9', 0)).rejects.toMatchObject({ code: 4046 });
-    expect(fanout.soon).not.toHaveBeenCalled();
+    expect(fanout.redeliveriesQueued).not.toHaveBeenCalled();
     await expect(webhooks.redeliver(ACTOR, 'acme', '3', 0)).resolves.toEqual({ queued: 4 });
-    expect(fanout.soon).toHaveBeenCalledTimes(1);
+    expect(fanout.redeliveriesQueued).toHaveBeenCalledTimes(1);
   });
 });
