@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 
 const INTERVAL_MS = 60_000;
 
@@ -9,5 +10,16 @@ export function throttledWarning(logger: Logger): (message: string) => void {
     if (performance.now() - lastLogged < INTERVAL_MS) return;
     lastLogged = performance.now();
     logger.warn(`${message} (logged at most once a minute)`);
+  };
+}
+
+/** The same, once a minute per key (a webhook, say); the keys remembered are bounded, the least recently warned forgotten first. */
+export function throttledWarningPer(logger: Logger, maxKeys = 10_000): (key: string, message: string) => void {
+  const lastLogged = new LRUCache<string, number>({ max: maxKeys });
+  return (key, message) => {
+    const last = lastLogged.get(key);
+    if (last !== undefined && performance.now() - last < INTERVAL_MS) return;
+    lastLogged.set(key, performance.now());
+    logger.warn(`${message} (logged at most once a minute for it)`);
   };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { ChangeSignal } from '../changes/change-signal';
 import { webhooksConfig, type WebhooksConfig } from '../config/configuration';
 import { MetricsService } from '../observability/metrics.service';
-import { throttledWarning } from '../observability/throttled-warning';
+import { throttledWarning, throttledWarningPer } from '../observability/throttled-warning';
 import { DeliveryLoop } from './delivery-loop';
 import { DeliveryQueue, type DeliveryJobRef } from './delivery-queue';
 import { DeliverySettlements, type Settlement } from './delivery-settlements';
@@ -22,6 +22,8 @@ const SHUTDOWN_GRACE_MS = 3_000;
 export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly allowPrivate: boolean;
   private readonly warn = throttledWarning(new Logger('Webhooks'));
+  /** A failing endpoint fails every attempt: its operators hear of it once a minute, without its URL (a query may hold a token). */
+  private readonly warnFailing = throttledWarningPer(new Logger('Webhooks'));
   private readonly loop: DeliveryLoop;
   private readonly settlements: DeliverySettlements<DeliveryJobRef>;
   private readonly shares: PartnerShares;
@@ -84,6 +86,10 @@ export class WebhookDeliverer implements OnApplicationBootstrap, BeforeApplicati
     const headers = signedHeaders(delivery.event_id, delivery.body, delivery.secrets);
     const outcome = await postDelivery(delivery.url, delivery.body, headers, this.allowPrivate, stop);
     this.metrics.webhookAttempts.inc({ result: outcome.delivered ? 'delivered' : 'failed' });
+    if (!outcome.delivered) {
+      const partner = job.data.source === undefined ? '' : ` of partner ${job.data.source}`;
+      this.warnFailing(delivery.webhook_id, `webhook ${delivery.webhook_id}${partner}: a delivery attempt failed (${outcome.error}); retried on the schedule`);
+    }
     return this.settlements.add(job, outcome);
   }
 

@@ -7,6 +7,7 @@ import type { Webhook } from './webhooks.schema';
 /** What an attempt needs: where, the secrets that sign, the body; `state` other than pending: nothing to send. */
 export interface DeliveryToSend {
   id: string;
+  webhook_id: string;
   state: 'pending' | 'delivered' | 'given_up' | 'dropped';
   url: string;
   secrets: string[];
@@ -161,7 +162,7 @@ export class WebhooksRepository {
   /** Deliveries `ids` with what their attempts send: the body as PostgreSQL writes it, the same bytes on every attempt. */
   toSend(ids: string[]): Promise<DeliveryToSend[]> {
     return this.sql.rows(sql<DeliveryToSend>`
-      SELECT d.id::text, d.state, w.url, 'evt_' || d.sequence AS event_id,
+      SELECT d.id::text, d.webhook_id::text, d.state, w.url, 'evt_' || d.sequence AS event_id,
         array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END], NULL) AS secrets,
         (SELECT json_build_object('type', e.type, 'timestamp', ${raw(rfc3339('e.occurred_at'))},
           'data', json_build_object('sequence', e.sequence, 'market', e.market))::text
