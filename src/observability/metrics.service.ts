@@ -146,39 +146,18 @@ export class MetricsService {
       },
     });
     const changeLog = () => this.changeLogState();
-    new Gauge({
-      name: 'oracle_change_log_live',
-      help: '1 while every change is read within CHANGES_DEAF_AFTER_MS, or heard at once while idle (the public record cache is used), else 0',
-      registers: [this.registry],
-      collect() {
-        this.set(changeLog().live ? 1 : 0);
-      },
-    });
-    const listening = () => this.changeSignalListening();
-    new Gauge({
-      name: 'oracle_change_signal_listening',
-      help: '1 while the change signal is heard (LISTEN on DATABASE_DIRECT_URL): instances rest while idle; 0: they poll every second',
-      registers: [this.registry],
-      collect() {
-        this.set(listening() ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'oracle_change_log_read_age_seconds',
-      help: 'Time since this instance last read the change log (idle and listening, it reads only when told)',
-      registers: [this.registry],
-      collect() {
-        this.set(changeLog().ageMs / 1000);
-      },
-    });
-    new Gauge({
-      name: 'oracle_change_log_sequence',
-      help: 'The last event sequence this instance has read',
-      registers: [this.registry],
-      collect() {
-        this.set(changeLog().cursor);
-      },
-    });
+    this.gauge(
+      'oracle_change_log_live',
+      '1 while every change is read within CHANGES_DEAF_AFTER_MS, or heard at once while idle (the public record cache is used), else 0',
+      () => (changeLog().live ? 1 : 0),
+    );
+    this.gauge(
+      'oracle_change_signal_listening',
+      '1 while the change signal is heard (LISTEN on DATABASE_DIRECT_URL): instances rest while idle; 0: they poll every second',
+      () => (this.changeSignalListening() ? 1 : 0),
+    );
+    this.gauge('oracle_change_log_read_age_seconds', 'Time since this instance last read the change log (idle and listening, it reads only when told)', () => changeLog().ageMs / 1000);
+    this.gauge('oracle_change_log_sequence', 'The last event sequence this instance has read', () => changeLog().cursor);
     new Counter({
       name: 'oracle_log_lines_dropped_total',
       help: 'Log lines dropped because stdout was not read fast enough (the buffer is bounded)',
@@ -231,6 +210,18 @@ export class MetricsService {
     });
     // The event loop's delay sampled every 100 ms, not prom-client's 10 ms: an idle instance wakes 10 times a second, not 100.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
+  }
+
+  /** A gauge without labels, read at each scrape. */
+  private gauge(name: string, help: string, value: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(value());
+      },
+    });
   }
 
   measurePublicCache(size: () => { entries: number; bytes: number }): void {
