@@ -127,6 +127,14 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
     if (eventId !== null) await this.written(market.source, market.slug, eventId);
   }
 
+  /** This instance's cursor once every other live instance has read that far too: events up to it may be told to clients (webhooks). */
+  async readEverywhere(): Promise<bigint | null> {
+    if (this.cursor === null) return null;
+    const cursor = BigInt(this.cursor);
+    await this.others.read(cursor);
+    return cursor;
+  }
+
   /** After `eventId`'s transaction committed, before answering: polls until it is sequenced, then waits until every other live instance has read it. */
   async written(source: string, slug: string, eventId: string): Promise<void> {
     for (const listener of this.listeners) listener.changed(source, slug);

@@ -31,7 +31,7 @@ export class WebhookFanout implements ChangeListener {
     private readonly sql: Sql,
     private readonly repository: WebhooksRepository,
     private readonly queue: DeliveryQueue,
-    changes: ChangeLog,
+    private readonly changes: ChangeLog,
     private readonly signal: ChangeSignal,
   ) {
     if (!queue.sending) return;
@@ -91,10 +91,13 @@ export class WebhookFanout implements ChangeListener {
 
   /** Fans out every event and redelivery waiting (unless another instance is at it); the events it took. */
   private async fanOut(): Promise<number> {
+    // A delivery tells its partner a write happened: every instance serves that write by then (contract §9).
+    const readUpTo = await this.changes.readEverywhere();
+    if (readUpTo === null) return 0;
     let events = 0;
     for (let more = true; more; ) {
       const enqueued = await this.sql.transaction(async (tx) => {
-        const fanned = await this.repository.fanOut(tx, FANOUT_BATCH);
+        const fanned = await this.repository.fanOut(tx, FANOUT_BATCH, readUpTo);
         if (!fanned) return null;
         const deliveries = await this.repository.toEnqueue(tx, FANOUT_BATCH);
         if (deliveries.length > 0) {

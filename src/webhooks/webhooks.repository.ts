@@ -123,16 +123,16 @@ export class WebhooksRepository {
     return row?.events;
   }
 
-  // One instance at a time (the head's row, locked or skipped): a delivery for each of the next `batch` events and each
-  // webhook of its source registered before it, then the head moves past them. Null when another instance holds it.
-  async fanOut(tx: Transaction, batch: number): Promise<{ events: number } | null> {
+  // One instance at a time (the head's row, locked or skipped): a delivery for each of the next `batch` events up to
+  // `upTo` and each webhook of its source registered before it, then the head moves past them. Null when another instance holds it.
+  async fanOut(tx: Transaction, batch: number, upTo: bigint): Promise<{ events: number } | null> {
     const [row] = await this.sql.rows(
       sql<{ locked: boolean; events: number }>`
         WITH head AS (
           SELECT last_sequence FROM webhook_fanout_head FOR UPDATE SKIP LOCKED
         ), events AS (
           SELECT e.sequence, e.source FROM market_events e, head
-          WHERE e.sequence > head.last_sequence ORDER BY e.sequence LIMIT ${batch}
+          WHERE e.sequence > head.last_sequence AND e.sequence <= ${upTo.toString()} ORDER BY e.sequence LIMIT ${batch}
         ), inserted AS (
           INSERT INTO webhook_deliveries (webhook_id, sequence)
           SELECT w.id, e.sequence FROM events e

@@ -4,6 +4,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { type FaultDatabase, FaultPostgres } from './support/fault-postgres';
 import { disputeBody, seedResolvedMarkets, type SeededMarket } from './support/seed';
 import { ADMIN_MASTER_KEY, ServerProcess } from './support/server-process';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const ROUNDS = 5;
 
@@ -11,7 +12,8 @@ const ROUNDS = 5;
  * Contract §9 for every answer that tells a client a write happened, not only the write's own:
  * with the change log's sequencing held back by an open transaction, a filing is answered on K
  * while S, the other instance, holds the market's record in its cache. A replay of the filing,
- * a 4091 and a 4092 answered by S must leave S serving the record with the change.
+ * a 4091 and a 4092 answered by S must leave S serving the record with the change; so must a
+ * webhook K sends while S is paused (a slow reader), read on S as soon as it arrives.
  */
 describe('faults: acknowledgments keep the freshness rule across instances', () => {
   let postgres: FaultPostgres;
@@ -20,18 +22,23 @@ describe('faults: acknowledgments keep the freshness rule across instances', () 
   let k: ServerProcess;
   let s: ServerProcess;
   let markets: SeededMarket[];
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
     postgres = await FaultPostgres.start();
     database = await postgres.createDatabase();
-    k = await ServerProcess.start({ databaseUrl: database.url, name: 'ack-k' });
-    s = await ServerProcess.start({ databaseUrl: database.url, name: 'ack-s' });
+    // K alone sends webhooks, to the loopback receiver.
+    k = await ServerProcess.start({ databaseUrl: database.url, name: 'ack-k', env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    s = await ServerProcess.start({ databaseUrl: database.url, name: 'ack-s', env: { WEBHOOK_WORKERS: '0' } });
     dataSource = await postgres.connect(database);
-    ({ markets } = await seedResolvedMarkets(dataSource, 1, ROUNDS * 3));
+    ({ markets } = await seedResolvedMarkets(dataSource, 1, ROUNDS * 4));
   });
 
   afterAll(async () => {
+    s?.signal('SIGCONT');
     await Promise.all([k?.stop(), s?.stop()]);
+    await receiver?.close();
     await postgres?.destroy();
   });
 
@@ -136,6 +143,31 @@ describe('faults: acknowledgments keep the freshness rule across instances', () 
       });
       expect((refused.body as { code: number }).code).toBe(4092);
       expect(after.status).toBe('closed');
+    }
+  });
+
+  it('a webhook K sends, read on S the moment it arrives, finds S serving the dispute (S paused meanwhile)', async () => {
+    const source = markets[0].source;
+    const registered = await k.http.request('POST', `/admin/partners/${source}/webhooks`, {
+      headers: { authorization: `Bearer ${ADMIN_MASTER_KEY}` },
+      body: { url: receiver.url('/ack') },
+    });
+    expect((registered.body as { code: number }).code).toBe(0);
+    for (let round = 0; round < ROUNDS; round++) {
+      const market = markets[3 * ROUNDS + round];
+      await cachedOn(s, market, 'resolved');
+      s.signal('SIGSTOP');
+      let after: Awaited<ReturnType<typeof record>> | undefined;
+      try {
+        const filing = file(k, market);
+        await receiver.waitFor(1, (request) => request.path === '/ack' && (JSON.parse(request.body) as { data: { market: { id: number } } }).data.market.id === market.id, 15_000);
+        s.signal('SIGCONT');
+        after = await record(s, market);
+        await filing;
+      } finally {
+        s.signal('SIGCONT');
+      }
+      expect(after).toEqual(expect.objectContaining({ status: 'disputed', disputes: [expect.objectContaining({ status: 'open' })] }));
     }
   });
 });
