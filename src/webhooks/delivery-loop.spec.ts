@@ -46,6 +46,20 @@ describe('DeliveryLoop', () => {
     await loop.stop(0);
   });
 
+  it('fetches again as attempts end after a fetch that took none (jobs held behind a webhook\'s limit), not IDLE_FETCH_MS later', async () => {
+    const { loop, fetches, running, finish } = loopOver(6, 64);
+    loop.start();
+    await jest.advanceTimersByTimeAsync(0);
+    loop.wake();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(fetches).toEqual([64, 58]);
+    expect(running).toHaveLength(6);
+    finish(6);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(fetches.length).toBeGreaterThan(2);
+    await loop.stop(0);
+  });
+
   it('idle, fetches every IDLE_FETCH_MS, and at once when woken', async () => {
     const { loop, fetches } = loopOver(0, 64);
     loop.start();

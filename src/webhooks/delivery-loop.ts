@@ -71,8 +71,8 @@ export class DeliveryLoop {
         continue;
       }
       for (const attempt of taken) this.track(attempt);
-      // Jobs may wait behind a webhook's or partner's limit: each attempt's end frees room for them.
-      this.backlog = taken.length > 0;
+      // Jobs may wait behind a webhook's or partner's limit (a fetch then takes none): each attempt's end frees room for them.
+      this.backlog = taken.length > 0 || this.inFlight > 0;
       if (taken.length < limit) await this.rest(IDLE_FETCH_MS);
     }
   }
