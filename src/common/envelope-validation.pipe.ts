@@ -1,10 +1,29 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
-import { ApiError, ErrorCatalogue } from './error-catalogue';
+import { getMetadataStorage, type ValidationOptions } from 'class-validator';
+import { ApiError, ErrorCatalogue, type ErrorEntry } from './error-catalogue';
 import { Problems, shown } from './problems';
 
 /** How deeply arrays and objects may nest inside one body field (the DTOs need 2). */
 export const MAX_FIELD_DEPTH = 16;
+
+/** A rule whose failure is answered with `entry` rather than 4000, before any other problem (the first such rule declared wins). */
+export const withCode = (entry: ErrorEntry): ValidationOptions => ({ message: entry.msg, context: { entry } });
+
+/** The first failed rule declared withCode, if any. */
+function codedError(errors: ValidationError[]): ApiError | undefined {
+  for (const error of errors) {
+    for (const name of Object.keys(error.constraints ?? {})) {
+      const entry = (error.contexts?.[name] as { entry?: ErrorEntry } | undefined)?.entry;
+      if (entry) return new ApiError(entry);
+    }
+  }
+  return undefined;
+}
+
+const parameterQueries = new WeakSet<Function>();
+
+/** A query whose unknown members are named "parameters", after the problems of its own members (get_public_market, as every release answered). */
+export const QueryParameters = (): ClassDecorator => (target) => void parameterQueries.add(target);
 
 /** One problem per offending field, the most telling: "required" alone, or the whole field without its parts. */
 function describe(errors: ValidationError[], problems: Problems, parent = ''): void {
@@ -101,13 +120,17 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     // Each member once: an unknown one is a set lookup; only declared ones go on to
     // class-transformer and class-validator, so their work is bounded by the DTO, not the input.
     const problems = new Problems();
+    const parameters = type === 'query' && parameterQueries.has(metatype);
+    const unknown: string[] = [];
     const declared: Record<string, unknown> = {};
     let deep = false;
     for (const [name, field] of Object.entries(value as object)) {
-      if (!fields.all.has(name)) problems.add(`${shown(name)} is not a known field`);
+      if (!fields.all.has(name)) unknown.push(`${shown(name)} is not a known ${parameters ? 'parameter' : 'field'}`);
       else if (withinDepth(name, field, fields.nested.has(name), problems)) declared[name] = field;
       else deep = true;
     }
+    const addUnknown = () => unknown.forEach((problem) => problems.add(problem));
+    if (!parameters) addUnknown();
     if (deep) throw problems.error();
     // A class without fields (NoQuery, NoBody): class-validator would refuse it as an unknown value.
     if (fields.all.size === 0) {
@@ -116,11 +139,15 @@ export class EnvelopeValidationPipe extends ValidationPipe {
     }
     try {
       const entity = await super.transform(declared, metadata);
+      if (parameters) addUnknown();
       if (problems.found) throw problems.error();
       return entity;
     } catch (error) {
       if (!(error instanceof RuleViolations)) throw error;
+      const coded = codedError(error.errors);
+      if (coded) throw coded;
       describe(error.errors, problems);
+      if (parameters) addUnknown();
       throw problems.error();
     }
   }

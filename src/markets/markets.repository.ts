@@ -13,7 +13,7 @@ import { Market } from './market.entity';
 import type { MarketItem } from './market-item.schema';
 import type { Chain, Confidence, MarketStatus } from './market-state';
 import { Proof } from './proof.entity';
-import type { PublicMarketQuery } from './public-market-query';
+import type { PublicMarketQuery } from './public-market-query.dto';
 
 const MARKET_ITEM = raw(MARKET_ITEM_JSON);
 

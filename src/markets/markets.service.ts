@@ -9,7 +9,7 @@ import { assertClosable, assertResolvable } from './market-state';
 import { type LockedMarket, type MarketListPage, MarketsRepository, type Resolution } from './markets.repository';
 import { NO_PUBLIC_RECORD } from './public-records/public-record-cache';
 import { PublicRecords } from './public-records/public-records';
-import type { PublicMarketQuery } from './public-market-query';
+import type { PublicMarketQuery } from './public-market-query.dto';
 
 
 /** The `data` of get_public_market: `{markets: []}` for an unknown market (one shared value). */
