@@ -129,9 +129,8 @@ export class ChangeLog implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** This instance's cursor once every other live instance has read that far too: events up to it may be told to clients (webhooks). */
   async readEverywhere(): Promise<bigint | null> {
-    if (this.cursor === null) return null;
-    const cursor = BigInt(this.cursor);
-    await this.others.read(cursor);
+    const cursor = this.cursor === null ? null : BigInt(this.cursor);
+    if (cursor !== null) await this.others.read(cursor);
     return cursor;
   }
 

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, QueryResultRow } from 'pg';
 import sqlTag, { empty, join, raw, type Sql as Query } from 'sql-template-tag';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import { isQueryReadTimeout } from './database-errors';
 import { ReadReplicas } from './read-replicas';
 
@@ -28,9 +27,9 @@ export class Sql {
     @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
-  /** TypeORM's pg pool, for its counts (readiness, metrics). */
+  /** TypeORM's pg pool (its postgres driver's `master`, which no public type names), for its counts (readiness, metrics). */
   get pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master as Pool;
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
   /** The rows `statement` answers (an UPDATE's or DELETE's RETURNING rows too), within `tx` when given. */
